@@ -1,0 +1,143 @@
+package dev.rwml.reward;
+
+import dev.rwml.reward.embed.CachingEmbedder;
+import dev.rwml.reward.group.KeepDecision;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+
+/**
+ * The reward stage's Micrometer meters, tagged with the run: groups rewarded (rate = groups/s) by
+ * difficulty and keep reason, the similarity and pass-rate distributions, join misses, late
+ * records, dead letters by reason, and the embedding cache.
+ */
+public final class RewardMetrics {
+
+    private static final double[] SIMILARITY_BUCKETS = {
+        0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0
+    };
+
+    private final MeterRegistry registry;
+    private final String run;
+    private final Timer scoring;
+    private final DistributionSummary passRate;
+
+    /** Registers the meters of one run. */
+    public RewardMetrics(final MeterRegistry registry, final String run) {
+        this.registry = registry;
+        this.run = run;
+        this.scoring =
+                Timer.builder("rwml.reward.scoring")
+                        .description("Time to score one prediction group")
+                        .tag("run", run)
+                        .publishPercentiles(0.5, 0.99)
+                        .register(registry);
+        this.passRate =
+                DistributionSummary.builder("rwml.reward.pass.rate")
+                        .description("Share of samples with reward 1, per group")
+                        .tag("run", run)
+                        .serviceLevelObjectives(0.0, 0.25, 0.5, 0.75, 1.0)
+                        .register(registry);
+    }
+
+    /** Counts one rewarded group with its difficulty and keep decision. */
+    public void groupRewarded(
+            final String difficulty,
+            final KeepDecision decision,
+            final double groupPassRate,
+            final Duration took) {
+        Counter.builder("rwml.reward.groups")
+                .description("Rewarded groups emitted, by difficulty and keep reason")
+                .tag("run", run)
+                .tag("difficulty", difficulty)
+                .tag("kept", Boolean.toString(decision.kept()))
+                .tag("reason", decision.reason())
+                .register(registry)
+                .increment();
+        passRate.record(groupPassRate);
+        scoring.record(took);
+    }
+
+    /** Records one sample's similarity under a method. */
+    public void similarity(final String method, final double value) {
+        DistributionSummary.builder("rwml.reward.similarity")
+                .description("Similarity of predicted to observed next state")
+                .tag("run", run)
+                .tag("method", method)
+                .serviceLevelObjectives(SIMILARITY_BUCKETS)
+                .register(registry)
+                .record(value);
+    }
+
+    /** Counts a prediction group that found no transition within the join window. */
+    public void joinMiss() {
+        Counter.builder("rwml.reward.join.misses")
+                .description("Prediction groups with no transition within the join window")
+                .tag("run", run)
+                .register(registry)
+                .increment();
+    }
+
+    /** Counts a record that arrived after its join window closed. */
+    public void late(final String stream) {
+        Counter.builder("rwml.reward.late")
+                .description("Records older than the join window and grace when they arrived")
+                .tag("run", run)
+                .tag("stream", stream)
+                .register(registry)
+                .increment();
+    }
+
+    /** Counts a transition skipped because its environment is not one the run uses. */
+    public void transitionFiltered() {
+        Counter.builder("rwml.reward.transitions.filtered")
+                .description("Transitions of environments the run does not use")
+                .tag("run", run)
+                .register(registry)
+                .increment();
+    }
+
+    /** Counts a record sent to the dead-letter topic. */
+    public void deadLetter(final String reason) {
+        Counter.builder("rwml.reward.dead.letters")
+                .description("Records sent to the run's dead-letter topic, by reason")
+                .tag("run", run)
+                .tag("reason", reason)
+                .register(registry)
+                .increment();
+    }
+
+    /** Exposes the cache's hits, misses and hit rate. */
+    public void bindCache(final CachingEmbedder cache) {
+        FunctionCounter.builder("rwml.reward.embedding.cache.hits", cache, CachingEmbedder::hits)
+                .tag("run", run)
+                .register(registry);
+        FunctionCounter.builder(
+                        "rwml.reward.embedding.cache.misses", cache, CachingEmbedder::misses)
+                .tag("run", run)
+                .register(registry);
+        FunctionCounter.builder("rwml.reward.embedding.calls", cache, CachingEmbedder::modelCalls)
+                .description("Calls made to the embedding model")
+                .tag("run", run)
+                .register(registry);
+        Gauge.builder("rwml.reward.embedding.cache.hit.rate", cache, CachingEmbedder::hitRate)
+                .tag("run", run)
+                .register(registry);
+    }
+
+    /** The registry the meters live in. */
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    /** The total of a counter across its tags, for reports and tests; 0 when never counted. */
+    public double total(final String name) {
+        return registry.find(name).tag("run", run).counters().stream()
+                .mapToDouble(Counter::count)
+                .sum();
+    }
+}
