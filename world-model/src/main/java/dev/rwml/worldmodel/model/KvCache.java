@@ -1,0 +1,91 @@
+package dev.rwml.worldmodel.model;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.index.NDIndex;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
+
+/**
+ * Keys and values of every layer for a batch of sequences being generated, preallocated to their
+ * full length so a decoding step writes in place instead of copying the whole cache.
+ */
+public final class KvCache {
+
+    private final NDArray[] keys;
+    private final NDArray[] values;
+    private final int capacity;
+    private int length;
+
+    /** Allocates a cache in {@code manager} for {@code batch} rows of up to {@code capacity}. */
+    public KvCache(
+            final NDManager manager,
+            final ModelConfig config,
+            final int batch,
+            final int capacity) {
+        this.capacity = capacity;
+        this.keys = new NDArray[config.layers()];
+        this.values = new NDArray[config.layers()];
+        final Shape shape = new Shape(batch, config.heads(), capacity, config.headDim());
+        for (int l = 0; l < config.layers(); l++) {
+            keys[l] = manager.zeros(shape, DataType.FLOAT32);
+            values[l] = manager.zeros(shape, DataType.FLOAT32);
+        }
+    }
+
+    /** Positions already cached. */
+    public int length() {
+        return length;
+    }
+
+    /** Positions the cache can hold. */
+    public int capacity() {
+        return capacity;
+    }
+
+    /**
+     * Writes a layer's new keys and values (batch, heads, steps, headDim) after the cached ones and
+     * returns views of everything cached so far, new steps included.
+     */
+    NDArray[] append(final int layer, final NDArray k, final NDArray v) {
+        final int steps = (int) k.getShape().get(2);
+        if (length + steps > capacity) {
+            throw new IllegalStateException(
+                    "KV cache full: " + length + " + " + steps + " > " + capacity);
+        }
+        final NDIndex slot = new NDIndex(":, :, {}:{}", length, length + steps);
+        keys[layer].set(slot, k);
+        values[layer].set(slot, v);
+        final NDIndex upTo = new NDIndex(":, :, :{}", length + steps);
+        return new NDArray[] {keys[layer].get(upTo), values[layer].get(upTo)};
+    }
+
+    /** Marks {@code steps} more positions as cached, after every layer appended them. */
+    void advance(final int steps) {
+        length += steps;
+    }
+
+    /**
+     * A cache whose rows are each row of this one repeated {@code times} times in a row, so one
+     * prefilled prompt serves its G samples.
+     */
+    public KvCache repeatRows(final NDManager manager, final int times) {
+        final NDArray[] k = new NDArray[keys.length];
+        final NDArray[] v = new NDArray[values.length];
+        for (int l = 0; l < keys.length; l++) {
+            k[l] = keys[l].repeat(0, times);
+            v[l] = values[l].repeat(0, times);
+            k[l].attach(manager);
+            v[l].attach(manager);
+        }
+        return new KvCache(k, v, capacity, length);
+    }
+
+    private KvCache(
+            final NDArray[] keys, final NDArray[] values, final int capacity, final int length) {
+        this.keys = keys;
+        this.values = values;
+        this.capacity = capacity;
+        this.length = length;
+    }
+}

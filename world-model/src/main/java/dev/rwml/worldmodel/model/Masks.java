@@ -1,0 +1,54 @@
+package dev.rwml.worldmodel.model;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
+
+/** Additive attention biases: causal, and causal with left padding for batched generation. */
+public final class Masks {
+
+    private Masks() {}
+
+    /** (length, length): position q attends to keys 0..q. */
+    public static NDArray causal(final NDManager manager, final int length) {
+        final float[] bias = new float[length * length];
+        for (int q = 0; q < length; q++) {
+            for (int k = q + 1; k < length; k++) {
+                bias[q * length + k] = TransformerLM.MASKED;
+            }
+        }
+        return manager.create(bias, new Shape(length, length));
+    }
+
+    /**
+     * (rows, 1, length, length) for left-padded rows: position q attends to keys pad..q. A padding
+     * query attends to itself only, so its softmax stays defined; its output is never used.
+     */
+    public static NDArray causalLeftPadded(
+            final NDManager manager, final int[] padding, final int length) {
+        final float[] bias = new float[padding.length * length * length];
+        java.util.Arrays.fill(bias, TransformerLM.MASKED);
+        for (int r = 0; r < padding.length; r++) {
+            final int base = r * length * length;
+            for (int q = 0; q < length; q++) {
+                final int from = q < padding[r] ? q : padding[r];
+                for (int k = from; k <= q; k++) {
+                    bias[base + q * length + k] = 0f;
+                }
+            }
+        }
+        return manager.create(bias, new Shape(padding.length, 1, length, length));
+    }
+
+    /** (rows, 1, 1, capacity): hides each row's left padding from every later query. */
+    public static NDArray keyPadding(
+            final NDManager manager, final int[] padding, final int capacity) {
+        final float[] bias = new float[padding.length * capacity];
+        for (int r = 0; r < padding.length; r++) {
+            for (int k = 0; k < padding[r]; k++) {
+                bias[r * capacity + k] = TransformerLM.MASKED;
+            }
+        }
+        return manager.create(bias, new Shape(padding.length, 1, 1, capacity));
+    }
+}

@@ -1,0 +1,151 @@
+package dev.rwml.worldmodel.tokenizer;
+
+import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Iterator;
+import java.util.Map;
+
+/**
+ * A Hugging Face {@code tokenizer.json} (ours from {@link BpeTrainer} or a real LLM's) loaded
+ * through DJL's tokenizer, offline, with no truncation, no padding and no special tokens added
+ * implicitly; knows the ids of the world model's special tokens.
+ */
+public final class WorldModelTokenizer implements AutoCloseable {
+
+    private final String json;
+    private final HuggingFaceTokenizer tokenizer;
+    private final int vocabSize;
+    private final int endOfText;
+    private final int pad;
+    private final int nextStateClose;
+
+    private WorldModelTokenizer(
+            final String json, final HuggingFaceTokenizer tokenizer, final int vocabSize) {
+        this.json = json;
+        this.tokenizer = tokenizer;
+        this.vocabSize = vocabSize;
+        this.endOfText = requireSingle(SpecialTokens.END_OF_TEXT);
+        this.nextStateClose = requireSingle(SpecialTokens.NEXT_STATE_CLOSE);
+        final int padId = singleIdOrMinus(SpecialTokens.PAD);
+        this.pad = padId >= 0 ? padId : endOfText;
+    }
+
+    /**
+     * Loads a {@code tokenizer.json} text. It must know {@code <|endoftext|>} and {@code
+     * </next_state>} as single tokens (add them as added tokens to a real LLM's tokenizer).
+     */
+    public static WorldModelTokenizer fromJson(final String tokenizerJson) {
+        final int vocab = vocabSizeOf(tokenizerJson);
+        final HuggingFaceTokenizer hf;
+        try {
+            hf =
+                    HuggingFaceTokenizer.newInstance(
+                            new ByteArrayInputStream(
+                                    tokenizerJson.getBytes(StandardCharsets.UTF_8)),
+                            Map.of(
+                                    "addSpecialTokens", "false",
+                                    "truncation", "false",
+                                    "padding", "false",
+                                    "maxLength", Integer.toString(Integer.MAX_VALUE)));
+        } catch (final IOException e) {
+            throw new UncheckedIOException("cannot load tokenizer.json", e);
+        }
+        return new WorldModelTokenizer(tokenizerJson, hf, vocab);
+    }
+
+    /** Token ids of a text; special tokens written in it become their ids. */
+    public int[] encode(final String text) {
+        final long[] ids = tokenizer.encode(text, false, false).getIds();
+        final int[] out = new int[ids.length];
+        for (int i = 0; i < ids.length; i++) {
+            out[i] = (int) ids[i];
+        }
+        return out;
+    }
+
+    /** Text of token ids, special tokens included as written. */
+    public String decode(final int[] ids) {
+        final long[] longs = new long[ids.length];
+        for (int i = 0; i < ids.length; i++) {
+            longs[i] = ids[i];
+        }
+        return tokenizer.decode(longs, false);
+    }
+
+    /** One more than the largest id the tokenizer can produce. */
+    public int vocabSize() {
+        return vocabSize;
+    }
+
+    /** Id of {@code <|endoftext|>}. */
+    public int endOfTextId() {
+        return endOfText;
+    }
+
+    /** Id used for padding ({@code <|pad|>}, or end-of-text when the tokenizer has none). */
+    public int padId() {
+        return pad;
+    }
+
+    /** Id of {@code </next_state>}. */
+    public int nextStateCloseId() {
+        return nextStateClose;
+    }
+
+    /** The {@code tokenizer.json} text this tokenizer was loaded from. */
+    public String toJson() {
+        return json;
+    }
+
+    @Override
+    public void close() {
+        tokenizer.close();
+    }
+
+    private int requireSingle(final String token) {
+        final int id = singleIdOrMinus(token);
+        if (id < 0) {
+            throw new IllegalArgumentException(
+                    "tokenizer.json does not encode "
+                            + token
+                            + " as one token: add it to added_tokens (special: true)");
+        }
+        return id;
+    }
+
+    private int singleIdOrMinus(final String token) {
+        final int[] ids = encode(token);
+        return ids.length == 1 ? ids[0] : -1;
+    }
+
+    private static int vocabSizeOf(final String tokenizerJson) {
+        final JsonNode root;
+        try {
+            root = new ObjectMapper().readTree(tokenizerJson);
+        } catch (final IOException e) {
+            throw new IllegalArgumentException("tokenizer.json is not valid JSON", e);
+        }
+        int max = -1;
+        final JsonNode vocab = root.path("model").path("vocab");
+        if (vocab.isObject()) {
+            final Iterator<JsonNode> it = vocab.elements();
+            while (it.hasNext()) {
+                max = Math.max(max, it.next().asInt());
+            }
+        } else if (vocab.isArray()) {
+            max = vocab.size() - 1; // Unigram models list [piece, score] pairs by id
+        }
+        for (final JsonNode added : root.path("added_tokens")) {
+            max = Math.max(max, added.path("id").asInt());
+        }
+        if (max < 0) {
+            throw new IllegalArgumentException("tokenizer.json has no model.vocab");
+        }
+        return max + 1;
+    }
+}
