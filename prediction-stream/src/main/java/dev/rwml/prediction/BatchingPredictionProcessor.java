@@ -1,0 +1,361 @@
+package dev.rwml.prediction;
+
+import dev.rwml.events.PredictionGroup;
+import dev.rwml.events.PredictionSample;
+import dev.rwml.events.Sampling;
+import dev.rwml.events.Transition;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Buffers selected transitions in a changelogged state store and generates their prediction groups
+ * in batches: when {@code batch.size} are buffered, or when the oldest has waited {@code
+ * batch.max.wait.ms} (a wall-clock punctuation).
+ *
+ * <p>Why a state store: under exactly_once_v2 the store's changelog writes, the forwarded groups
+ * and the consumed offsets commit in one transaction. A transition whose offset is committed is
+ * therefore either in the committed buffer (restored after a crash or rebalance and generated then)
+ * or its group is committed output; an aborted transaction rolls back both. Nothing is lost and
+ * nothing is emitted twice.
+ */
+final class BatchingPredictionProcessor
+        implements Processor<byte[], byte[], byte[], SpecificRecord> {
+
+    /** Name of the sink node the prediction groups go to. */
+    static final String PREDICTIONS_SINK = "predictions-sink";
+
+    /** Name of the sink node the dead letters go to. */
+    static final String DEAD_LETTER_SINK = "dead-letters-sink";
+
+    private static final Logger LOG = LoggerFactory.getLogger(BatchingPredictionProcessor.class);
+
+    private final PredictionConfig config;
+    private final String storeName;
+    private final ModelSlot slot;
+    private final PredictionMetrics metrics;
+    private final Deserializer<Transition> transitions;
+    private final DeadLetterRouter deadLetters;
+    private final PromptFitter fitter;
+    private final SamplingSettings sampling;
+    private final Clock clock;
+
+    private ProcessorContext<byte[], SpecificRecord> context;
+    private KeyValueStore<Long, BufferedRecord> buffer;
+    private int buffered;
+    private long oldestBufferedAtMs;
+
+    BatchingPredictionProcessor(
+            final PredictionConfig config,
+            final String storeName,
+            final ModelSlot slot,
+            final PredictionMetrics metrics,
+            final Deserializer<Transition> transitions,
+            final DeadLetterRouter deadLetters,
+            final Clock clock) {
+        this.config = config;
+        this.storeName = storeName;
+        this.slot = slot;
+        this.metrics = metrics;
+        this.transitions = transitions;
+        this.deadLetters = deadLetters;
+        this.fitter = new PromptFitter(config.maxPromptTokens(), config.overLength());
+        this.sampling = SamplingSettings.of(config);
+        this.clock = clock;
+    }
+
+    @Override
+    public void init(final ProcessorContext<byte[], SpecificRecord> context) {
+        this.context = context;
+        this.buffer = context.getStateStore(storeName);
+        this.buffered = (int) buffer.approximateNumEntries();
+        this.oldestBufferedAtMs = clock.millis();
+        if (buffered > 0) {
+            LOG.info(
+                    "Task {} restored {} buffered transitions; they are generated within {} ms",
+                    context.taskId(),
+                    buffered,
+                    config.batchMaxWait().toMillis());
+        }
+        final long tick = Math.max(1, config.batchMaxWait().toMillis() / 4);
+        context.schedule(
+                Duration.ofMillis(tick), PunctuationType.WALL_CLOCK_TIME, now -> flushIfDue());
+    }
+
+    @Override
+    public void process(final Record<byte[], byte[]> record) {
+        final RecordMetadata meta =
+                context.recordMetadata()
+                        .orElseThrow(() -> new IllegalStateException("records come from a topic"));
+        final BufferedRecord incoming =
+                new BufferedRecord(
+                        record.key(),
+                        record.value(),
+                        record.timestamp(),
+                        meta.topic(),
+                        meta.partition(),
+                        meta.offset(),
+                        List.of(record.headers().toArray()));
+        final Transition transition = decode(incoming);
+        if (transition == null) {
+            return;
+        }
+        final String invalid = TransitionRules.invalidReason(incoming.key(), transition);
+        if (invalid != null) {
+            deadLetter(incoming, "invalid", "InvalidTransition", invalid);
+            return;
+        }
+        if (!config.envNames().isEmpty()
+                && !config.envNames().contains(transition.getEnv().getName())) {
+            metrics.skipped("env");
+            return;
+        }
+        if (!config.splits().isEmpty()
+                && !config.splits().contains(transition.getEnv().getSplit())) {
+            metrics.skipped("split");
+            return;
+        }
+        if (buffered == 0) {
+            oldestBufferedAtMs = clock.millis();
+        }
+        // Keyed by source offset: unique within the task's one input partition, and ordered.
+        buffer.put(incoming.offset(), incoming);
+        buffered++;
+        if (buffered >= config.batchSize()) {
+            flush();
+        }
+    }
+
+    private void flushIfDue() {
+        if (buffered > 0
+                && clock.millis() - oldestBufferedAtMs >= config.batchMaxWait().toMillis()) {
+            flush();
+        }
+    }
+
+    /** Generates every buffered transition, forwards the groups and empties the buffer. */
+    private void flush() {
+        final List<KeyValue<Long, BufferedRecord>> entries = new ArrayList<>(buffered);
+        try (KeyValueIterator<Long, BufferedRecord> all = buffer.all()) {
+            all.forEachRemaining(entries::add);
+        }
+        final List<Pending> pending = new ArrayList<>(entries.size());
+        try (ModelSlot.Lease lease = slot.acquire()) {
+            final PredictionModel model = lease.model();
+            for (final KeyValue<Long, BufferedRecord> entry : entries) {
+                final Transition transition = decode(entry.value);
+                if (transition == null) {
+                    continue;
+                }
+                final PromptFitter.Fit fit = fitter.fit(model, transition);
+                if (!fit.fits()) {
+                    deadLetter(entry.value, "over-length", "PromptTooLong", fit.rejection());
+                    continue;
+                }
+                if (fit.droppedTurns() > 0) {
+                    metrics.historyTruncated();
+                }
+                pending.add(new Pending(entry.value, transition, fit.tokenIds()));
+            }
+            if (!pending.isEmpty()) {
+                generateAndForward(model, pending);
+            }
+        }
+        for (final KeyValue<Long, BufferedRecord> entry : entries) {
+            buffer.delete(entry.key);
+        }
+        buffered = 0;
+    }
+
+    private void generateAndForward(final PredictionModel model, final List<Pending> pending) {
+        final long start = System.nanoTime();
+        List<List<Completion>> groups;
+        try {
+            groups = model.sample(prompts(pending), sampling);
+            checkShape(groups, pending.size());
+        } catch (RuntimeException batchFailure) {
+            LOG.warn(
+                    "Generation of a batch of {} failed with model version {} ({}); generating"
+                            + " each transition alone to find the one that fails",
+                    pending.size(),
+                    model.version(),
+                    batchFailure.toString());
+            groups = generateOneByOne(model, pending);
+        }
+        final long nanos = System.nanoTime() - start;
+        long generatedTokens = 0;
+        int emitted = 0;
+        final long now = clock.millis();
+        for (int i = 0; i < pending.size(); i++) {
+            final List<Completion> group = groups.get(i);
+            if (group == null) {
+                continue;
+            }
+            final Pending item = pending.get(i);
+            final PredictionGroup value = toGroup(model.version(), item, group, now);
+            for (final Completion completion : group) {
+                generatedTokens += completion.tokenIds().length;
+            }
+            context.forward(
+                    new Record<byte[], SpecificRecord>(
+                            item.record.key(),
+                            value,
+                            item.record.timestamp(),
+                            item.record.kafkaHeaders()),
+                    PREDICTIONS_SINK);
+            emitted++;
+        }
+        metrics.batch(emitted, nanos, generatedTokens);
+        LOG.debug(
+                "Emitted {} groups with model version {} in {} ms",
+                emitted,
+                model.version(),
+                nanos / 1_000_000);
+    }
+
+    private List<List<Completion>> generateOneByOne(
+            final PredictionModel model, final List<Pending> pending) {
+        final List<List<Completion>> groups = new ArrayList<>(pending.size());
+        for (final Pending item : pending) {
+            try {
+                final List<List<Completion>> one =
+                        model.sample(List.of(item.promptTokenIds), sampling);
+                checkShape(one, 1);
+                groups.add(one.get(0));
+            } catch (RuntimeException e) {
+                deadLetter(
+                        item.record,
+                        "generation",
+                        e.getClass().getName(),
+                        "generation failed with model version "
+                                + model.version()
+                                + ": "
+                                + e.getMessage());
+                groups.add(null);
+            }
+        }
+        return groups;
+    }
+
+    private void checkShape(final List<List<Completion>> groups, final int prompts) {
+        if (groups.size() != prompts) {
+            throw new IllegalStateException(
+                    "model returned " + groups.size() + " groups for " + prompts + " prompts");
+        }
+        for (final List<Completion> group : groups) {
+            if (group.size() != sampling.groupSize()) {
+                throw new IllegalStateException(
+                        "model returned "
+                                + group.size()
+                                + " samples, group.size is "
+                                + sampling.groupSize());
+            }
+        }
+    }
+
+    private PredictionGroup toGroup(
+            final long version, final Pending item, final List<Completion> group, final long now) {
+        final List<PredictionSample> samples = new ArrayList<>(group.size());
+        for (final Completion completion : group) {
+            samples.add(
+                    PredictionSample.newBuilder()
+                            .setText(completion.text())
+                            .setPredictedNextState(completion.predictedNextState())
+                            .setTokenIds(ints(completion.tokenIds()))
+                            .setLogprobs(floats(completion.logprobs()))
+                            .build());
+        }
+        return PredictionGroup.newBuilder()
+                .setTransitionId(item.transition.getTransitionId())
+                .setRun(config.run())
+                .setModelVersion(version)
+                .setPromptTokenIds(ints(item.promptTokenIds))
+                .setSamples(samples)
+                .setSampling(
+                        Sampling.newBuilder()
+                                .setTemperature(sampling.temperature())
+                                .setTopP(sampling.topP())
+                                .setMaxNewTokens(sampling.maxNewTokens())
+                                .build())
+                .setGeneratedAt(Instant.ofEpochMilli(now))
+                .build();
+    }
+
+    private Transition decode(final BufferedRecord record) {
+        if (record.value() == null) {
+            deadLetter(record, "decode", "NullValue", "value is null (a tombstone)");
+            return null;
+        }
+        try {
+            return transitions.deserialize(record.topic(), record.kafkaHeaders(), record.value());
+        } catch (RuntimeException e) {
+            if (!DeadLetterRouter.isPoison(e)) {
+                throw e;
+            }
+            deadLetter(record, "decode", e.getClass().getName(), String.valueOf(e.getMessage()));
+            return null;
+        }
+    }
+
+    private void deadLetter(
+            final BufferedRecord record,
+            final String reason,
+            final String errorClass,
+            final String message) {
+        LOG.warn(
+                "Dead-lettering {}-{}@{} ({}): {}",
+                record.topic(),
+                record.partition(),
+                record.offset(),
+                reason,
+                message);
+        metrics.deadLetter(reason);
+        context.forward(
+                new Record<byte[], SpecificRecord>(
+                        record.key(),
+                        deadLetters.deadLetter(record, errorClass, message),
+                        record.timestamp()),
+                DEAD_LETTER_SINK);
+    }
+
+    private static List<int[]> prompts(final List<Pending> pending) {
+        final List<int[]> prompts = new ArrayList<>(pending.size());
+        for (final Pending item : pending) {
+            prompts.add(item.promptTokenIds);
+        }
+        return prompts;
+    }
+
+    private static List<Integer> ints(final int[] values) {
+        final List<Integer> list = new ArrayList<>(values.length);
+        for (final int value : values) {
+            list.add(value);
+        }
+        return list;
+    }
+
+    private static List<Float> floats(final float[] values) {
+        final List<Float> list = new ArrayList<>(values.length);
+        for (final float value : values) {
+            list.add(value);
+        }
+        return list;
+    }
+
+    /** A buffered transition ready for generation. */
+    private record Pending(BufferedRecord record, Transition transition, int[] promptTokenIds) {}
+}

@@ -1,0 +1,134 @@
+package dev.rwml.prediction;
+
+import dev.rwml.events.DeadLetter;
+import dev.rwml.events.PredictionGroup;
+import dev.rwml.events.Transition;
+import java.time.Clock;
+import java.util.Map;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
+
+/**
+ * Builds the prediction topology of one run: a pure function of its inputs, so tests drive it with
+ * {@code TopologyTestDriver}.
+ *
+ * <pre>
+ * rwml.transitions            key: transitionId (UTF-8 bytes), value: Transition (read as bytes,
+ *       |                     decoded in the processor so bad bytes can be dead-lettered)
+ *       v
+ * batch-predict               selection, validation, prompt fitting; buffered in
+ *       |                     prediction-batch-buffer (in-memory, changelogged); G samples per
+ *       |                     transition generated in batches
+ *       +--> rwml.&lt;run&gt;.predictions   key: transitionId (the same bytes), value: PredictionGroup
+ *       +--> rwml.&lt;run&gt;.dead-letters  key: the original key bytes, value: DeadLetter
+ * </pre>
+ */
+public final class PredictionTopology {
+
+    /**
+     * Name of the batch buffer store (its changelog is {@code <application.id>-<name>-changelog}).
+     */
+    public static final String BUFFER_STORE = "prediction-batch-buffer";
+
+    static final String SOURCE = "transitions-source";
+    static final String PROCESSOR = "batch-predict";
+
+    private PredictionTopology() {}
+
+    /**
+     * The topics, serdes and model the topology wires together.
+     *
+     * @param topics the run's topic names
+     * @param transitions reads Transition values (the registry serde)
+     * @param predictions writes PredictionGroup values
+     * @param deadLetters writes DeadLetter values
+     */
+    public record Wiring(
+            PredictionTopics topics,
+            Deserializer<Transition> transitions,
+            Serializer<PredictionGroup> predictions,
+            Serializer<DeadLetter> deadLetters) {}
+
+    /** Builds the topology. */
+    public static Topology build(
+            final PredictionConfig config,
+            final Wiring wiring,
+            final ModelSlot slot,
+            final PredictionMetrics metrics,
+            final Clock clock) {
+        final StoreBuilder<KeyValueStore<Long, BufferedRecord>> buffer =
+                Stores.keyValueStoreBuilder(
+                                Stores.inMemoryKeyValueStore(BUFFER_STORE),
+                                Serdes.Long(),
+                                BufferedRecord.serde())
+                        // Short segments let compaction drop flushed entries, so a restore
+                        // after a crash reads little more than what is really buffered.
+                        .withLoggingEnabled(Map.of("segment.ms", "3600000"));
+        final DeadLetterRouter router = new DeadLetterRouter(clock);
+        final Topology topology = new Topology();
+        topology.addSource(
+                SOURCE,
+                new ByteArrayDeserializer(),
+                new ByteArrayDeserializer(),
+                wiring.topics().transitions());
+        topology.addProcessor(
+                PROCESSOR,
+                () ->
+                        new BatchingPredictionProcessor(
+                                config,
+                                BUFFER_STORE,
+                                slot,
+                                metrics,
+                                wiring.transitions(),
+                                router,
+                                clock),
+                SOURCE);
+        topology.addStateStore(buffer, PROCESSOR);
+        topology.addSink(
+                BatchingPredictionProcessor.PREDICTIONS_SINK,
+                wiring.topics().predictions(),
+                new ByteArraySerializer(),
+                narrow(wiring.predictions(), PredictionGroup.class),
+                PROCESSOR);
+        topology.addSink(
+                BatchingPredictionProcessor.DEAD_LETTER_SINK,
+                wiring.topics().deadLetters(),
+                new ByteArraySerializer(),
+                narrow(wiring.deadLetters(), DeadLetter.class),
+                PROCESSOR);
+        return topology;
+    }
+
+    /** Lets a sink typed for all events accept only its own event class. */
+    private static <T extends SpecificRecord> Serializer<SpecificRecord> narrow(
+            final Serializer<T> serializer, final Class<T> type) {
+        return new Serializer<>() {
+            @Override
+            public byte[] serialize(final String topic, final SpecificRecord value) {
+                if (value != null && !type.isInstance(value)) {
+                    throw new IllegalStateException(
+                            "sink for "
+                                    + topic
+                                    + " expects "
+                                    + type.getSimpleName()
+                                    + ", got "
+                                    + value.getClass().getSimpleName());
+                }
+                return serializer.serialize(topic, type.cast(value));
+            }
+
+            @Override
+            public void close() {
+                serializer.close();
+            }
+        };
+    }
+}

@@ -1,0 +1,43 @@
+package dev.rwml.prediction;
+
+import dev.rwml.events.Transition;
+import java.nio.charset.StandardCharsets;
+
+/** The checks a decoded transition must pass before the prediction stage generates for it. */
+final class TransitionRules {
+
+    private TransitionRules() {}
+
+    /** Returns why the transition is unusable, or null when it is fine. */
+    static String invalidReason(final byte[] key, final Transition transition) {
+        final String id = transition.getTransitionId();
+        if (id == null || id.isBlank()) {
+            return "transitionId is blank; producers must set <env>/<episodeId>/<step>";
+        }
+        if (key == null) {
+            return "record has no key; transitions must be keyed by their transitionId so"
+                    + " predictions co-partition with them";
+        }
+        final String keyText = new String(key, StandardCharsets.UTF_8);
+        if (!keyText.equals(id)) {
+            return "record key '"
+                    + keyText
+                    + "' differs from transitionId '"
+                    + id
+                    + "'; key transitions by their transitionId";
+        }
+        if (transition.getEnv().getName().isBlank()) {
+            return "env.name is blank";
+        }
+        if (transition.getStep() < 0) {
+            return "step is " + transition.getStep() + ", must be >= 0";
+        }
+        if (transition.getAction().isBlank()) {
+            return "action is blank: nothing to predict the effect of";
+        }
+        if (!Double.isFinite(transition.getEnvReward())) {
+            return "envReward is " + transition.getEnvReward() + ", must be a finite number";
+        }
+        return null;
+    }
+}
