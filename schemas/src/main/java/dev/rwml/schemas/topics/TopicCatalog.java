@@ -1,0 +1,174 @@
+package dev.rwml.schemas.topics;
+
+import dev.rwml.events.DeadLetter;
+import dev.rwml.events.ModelChunk;
+import dev.rwml.events.ModelVersion;
+import dev.rwml.events.PredictionGroup;
+import dev.rwml.events.RewardedGroup;
+import dev.rwml.events.Transition;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.serialization.Serdes;
+
+/**
+ * The one place that declares every topic of the system with its settings and serdes: the shared
+ * {@code rwml.transitions} (the source of truth, kept forever) and {@code rwml.dead-letters}, and
+ * per run {@code rwml.<run>.predictions}, {@code .rewards}, {@code .models}, {@code .model-chunks}
+ * and {@code .dead-letters}.
+ *
+ * <p>Keys are plain UTF-8 strings (the transition id, or a model version number) except on
+ * dead-letter topics, whose keys are the original key bytes.
+ */
+public final class TopicCatalog {
+    /** The shared log of every transition of every environment. */
+    public static final String TRANSITIONS = "rwml.transitions";
+
+    /** Dead letters of stages outside a run (environment producers, the importer). */
+    public static final String DEAD_LETTERS = "rwml.dead-letters";
+
+    /** The largest {@code data} a model chunk may carry. */
+    public static final int MODEL_CHUNK_MAX_DATA_BYTES = 8 * 1024 * 1024;
+
+    /** The topics' message limit for chunks: the data plus room for the record and its framing. */
+    public static final int MODEL_CHUNK_MAX_MESSAGE_BYTES = MODEL_CHUNK_MAX_DATA_BYTES + 512 * 1024;
+
+    private static final String KEEP_FOREVER = "-1";
+
+    private final CatalogSettings settings;
+    private final TopicSpec<String, Transition> transitions;
+    private final TopicSpec<byte[], DeadLetter> deadLetters;
+
+    public TopicCatalog(final CatalogSettings settings) {
+        this.settings = settings;
+        this.transitions =
+                new TopicSpec<>(
+                        TRANSITIONS,
+                        settings.partitions(),
+                        PartitionRule.CO_PARTITIONED,
+                        Map.of(
+                                TopicConfig.CLEANUP_POLICY_CONFIG,
+                                TopicConfig.CLEANUP_POLICY_DELETE,
+                                TopicConfig.RETENTION_MS_CONFIG,
+                                KEEP_FOREVER,
+                                TopicConfig.RETENTION_BYTES_CONFIG,
+                                KEEP_FOREVER),
+                        Serdes.String(),
+                        Transition.class);
+        this.deadLetters = deadLetterTopic(DEAD_LETTERS);
+    }
+
+    /** The catalog with default settings (4 co-partitioned partitions). */
+    public static TopicCatalog defaults() {
+        return new TopicCatalog(CatalogSettings.defaults());
+    }
+
+    public CatalogSettings settings() {
+        return settings;
+    }
+
+    /** {@code rwml.transitions}: Transition values keyed by transitionId, kept forever. */
+    public TopicSpec<String, Transition> transitions() {
+        return transitions;
+    }
+
+    /** {@code rwml.dead-letters}: dead letters of stages outside a run. */
+    public TopicSpec<byte[], DeadLetter> deadLetters() {
+        return deadLetters;
+    }
+
+    /** The topics shared by every run. */
+    public List<TopicSpec<?, ?>> shared() {
+        return List.of(transitions, deadLetters);
+    }
+
+    /** The topics of a run, after validating its name. */
+    public RunTopics run(final String runName) {
+        return run(RunName.of(runName));
+    }
+
+    /** The topics of a run. */
+    public RunTopics run(final RunName run) {
+        final String prefix = "rwml." + run.value() + ".";
+        return new RunTopics(
+                run,
+                derived(prefix + "predictions", PredictionGroup.class),
+                derived(prefix + "rewards", RewardedGroup.class),
+                new TopicSpec<>(
+                        prefix + "models",
+                        1,
+                        PartitionRule.EXACT,
+                        Map.of(
+                                TopicConfig.CLEANUP_POLICY_CONFIG,
+                                TopicConfig.CLEANUP_POLICY_DELETE,
+                                TopicConfig.RETENTION_MS_CONFIG,
+                                KEEP_FOREVER),
+                        Serdes.String(),
+                        ModelVersion.class),
+                new TopicSpec<>(
+                        prefix + "model-chunks",
+                        1,
+                        PartitionRule.EXACT,
+                        Map.of(
+                                TopicConfig.CLEANUP_POLICY_CONFIG,
+                                TopicConfig.CLEANUP_POLICY_DELETE,
+                                TopicConfig.RETENTION_MS_CONFIG,
+                                KEEP_FOREVER,
+                                TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
+                                Integer.toString(MODEL_CHUNK_MAX_MESSAGE_BYTES)),
+                        Serdes.String(),
+                        ModelChunk.class),
+                deadLetterTopic(prefix + "dead-letters"));
+    }
+
+    /** The shared topics and those of a run: what a run's stages need to exist. */
+    public List<TopicSpec<?, ?>> forRun(final String runName) {
+        final List<TopicSpec<?, ?>> all = new ArrayList<>(shared());
+        all.addAll(run(runName).all());
+        return all;
+    }
+
+    /** Producer settings that let a producer send whole model chunks. */
+    public static Map<String, Object> modelChunkProducerOverrides() {
+        return Map.of(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, MODEL_CHUNK_MAX_MESSAGE_BYTES);
+    }
+
+    private <V extends org.apache.avro.specific.SpecificRecord> TopicSpec<String, V> derived(
+            final String name, final Class<V> type) {
+        return new TopicSpec<>(
+                name,
+                settings.partitions(),
+                PartitionRule.CO_PARTITIONED,
+                Map.of(
+                        TopicConfig.CLEANUP_POLICY_CONFIG,
+                        TopicConfig.CLEANUP_POLICY_DELETE,
+                        TopicConfig.RETENTION_MS_CONFIG,
+                        millis(settings.derivedRetention())),
+                Serdes.String(),
+                type);
+    }
+
+    private TopicSpec<byte[], DeadLetter> deadLetterTopic(final String name) {
+        return new TopicSpec<>(
+                name,
+                1,
+                PartitionRule.ANY,
+                Map.of(
+                        TopicConfig.CLEANUP_POLICY_CONFIG,
+                        TopicConfig.CLEANUP_POLICY_DELETE,
+                        TopicConfig.RETENTION_MS_CONFIG,
+                        millis(settings.deadLetterRetention()),
+                        // A dead letter carries the original bytes, a model chunk's included.
+                        TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
+                        Integer.toString(MODEL_CHUNK_MAX_MESSAGE_BYTES + 512 * 1024)),
+                Serdes.ByteArray(),
+                DeadLetter.class);
+    }
+
+    private static String millis(final Duration duration) {
+        return Long.toString(duration.toMillis());
+    }
+}
