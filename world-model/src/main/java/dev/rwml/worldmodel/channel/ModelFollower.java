@@ -1,0 +1,247 @@
+package dev.rwml.worldmodel.channel;
+
+import dev.rwml.events.ModelVersion;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Follows a run's {@code rwml.<run>.models} topic (read_committed, from the beginning) on a
+ * background thread and hands each newer version whose artifact verifies to a listener, which
+ * hot-swaps the model. A version whose bytes do not match its manifest is rejected with a logged
+ * error and counted, and the current version stays. Until version 0 exists it reports {@code
+ * waiting for version 0 of run R}.
+ */
+public final class ModelFollower implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ModelFollower.class);
+    private static final Duration WAIT_LOG_EVERY = Duration.ofSeconds(30);
+
+    private final ModelChannel channel;
+    private final ModelChannelReader reader;
+    private final Consumer<VerifiedArtifact> listener;
+    private final Duration pollTimeout;
+    private final KafkaConsumer<String, byte[]> consumer;
+    private final Thread thread;
+    private final AtomicLong current = new AtomicLong(-1);
+    private final AtomicLong rejected = new AtomicLong();
+    private final AtomicReference<String> status = new AtomicReference<>();
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private final Set<Long> rejectedVersions = new HashSet<>();
+    private volatile boolean running = true;
+
+    private ModelFollower(
+            final ModelChannel channel,
+            final Optional<ArtifactStore> store,
+            final Consumer<VerifiedArtifact> listener,
+            final Duration pollTimeout) {
+        this.channel = Objects.requireNonNull(channel, "channel");
+        this.listener = Objects.requireNonNull(listener, "listener");
+        this.pollTimeout = Objects.requireNonNull(pollTimeout, "pollTimeout");
+        this.reader = new ModelChannelReader(channel, store, Duration.ofSeconds(30));
+        final Map<String, Object> config =
+                channel.consumerConfig("rwml-model-follower-" + channel.run());
+        config.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
+        this.consumer = new KafkaConsumer<>(config);
+        this.status.set(waitingText());
+        this.thread = new Thread(this::loop, "rwml-model-follower-" + channel.run());
+        this.thread.setDaemon(true);
+    }
+
+    /**
+     * Starts following {@code channel}; the listener runs on the follower's thread, one version at
+     * a time, and the follower keeps the previous version when it throws.
+     */
+    public static ModelFollower start(
+            final ModelChannel channel,
+            final Optional<ArtifactStore> store,
+            final Consumer<VerifiedArtifact> listener,
+            final Duration pollTimeout) {
+        final ModelFollower follower = new ModelFollower(channel, store, listener, pollTimeout);
+        follower.thread.start();
+        return follower;
+    }
+
+    /** The version last handed to the listener, or -1 before the first. */
+    public long currentVersion() {
+        return current.get();
+    }
+
+    /** Versions rejected so far (bad size or SHA-256, missing chunks, listener failure). */
+    public long rejectedCount() {
+        return rejected.get();
+    }
+
+    /** What the follower is doing, for status lines: waiting, or following at a version. */
+    public String status() {
+        return status.get();
+    }
+
+    /** The error that stopped the follower, if it stopped on one. */
+    public Optional<Throwable> failure() {
+        return Optional.ofNullable(failure.get());
+    }
+
+    private String waitingText() {
+        return "waiting for version 0 of run " + channel.run();
+    }
+
+    private void loop() {
+        long lastWaitLog = 0;
+        try {
+            List<TopicPartition> partitions = List.of();
+            while (running) {
+                if (partitions.isEmpty()) {
+                    partitions = assign();
+                    if (partitions.isEmpty()) {
+                        lastWaitLog = logWaiting(lastWaitLog);
+                        Thread.sleep(pollTimeout.toMillis());
+                        continue;
+                    }
+                }
+                final List<ModelVersion> fresh = new ArrayList<>();
+                for (final ConsumerRecord<String, byte[]> r : consumer.poll(pollTimeout)) {
+                    if (r.value() == null) {
+                        continue;
+                    }
+                    final ModelVersion m;
+                    try {
+                        m = channel.deserializeManifest(r.value());
+                    } catch (final SerializationException e) {
+                        rejected.incrementAndGet();
+                        LOG.error(
+                                "Model follower: skipping undecodable manifest at {}-{}@{}: {}",
+                                r.topic(),
+                                r.partition(),
+                                r.offset(),
+                                e.getMessage());
+                        continue;
+                    }
+                    if (m.getVersion() > current.get()
+                            && !rejectedVersions.contains(m.getVersion())) {
+                        fresh.add(m);
+                    }
+                }
+                if (fresh.isEmpty()) {
+                    if (current.get() < 0) {
+                        lastWaitLog = logWaiting(lastWaitLog);
+                    }
+                    continue;
+                }
+                // Catching up from the beginning, only the newest version is worth loading; an
+                // older one is tried only when every newer one is rejected.
+                fresh.sort(Comparator.comparingLong(ModelVersion::getVersion).reversed());
+                for (final ModelVersion m : fresh) {
+                    if (tryLoad(m)) {
+                        break;
+                    }
+                }
+            }
+        } catch (final WakeupException | InterruptedException e) {
+            if (running) {
+                failure.set(e);
+            }
+        } catch (final RuntimeException e) {
+            if (!running) {
+                return;
+            }
+            LOG.error(
+                    "Model follower of run {} stopped: {}; restart the stage to follow again",
+                    channel.run(),
+                    e.toString(),
+                    e);
+            failure.set(e);
+            status.set("stopped: " + e.getMessage());
+        }
+    }
+
+    private List<TopicPartition> assign() {
+        final List<PartitionInfo> infos = consumer.partitionsFor(channel.modelsTopic());
+        if (infos == null || infos.isEmpty()) {
+            return List.of();
+        }
+        final List<TopicPartition> tps = new ArrayList<>();
+        infos.forEach(p -> tps.add(new TopicPartition(p.topic(), p.partition())));
+        consumer.assign(tps);
+        consumer.seekToBeginning(tps);
+        return tps;
+    }
+
+    private long logWaiting(final long lastLogNanos) {
+        final long now = System.nanoTime();
+        if (lastLogNanos == 0 || now - lastLogNanos >= WAIT_LOG_EVERY.toNanos()) {
+            LOG.info("Model follower: {}", waitingText());
+            return now;
+        }
+        return lastLogNanos;
+    }
+
+    private boolean tryLoad(final ModelVersion m) {
+        final VerifiedArtifact artifact;
+        try {
+            artifact = reader.fetch(m);
+        } catch (final ArtifactRejectedException e) {
+            reject(m, e.getMessage(), null);
+            return false;
+        }
+        try {
+            listener.accept(artifact);
+        } catch (final RuntimeException e) {
+            reject(m, "the listener failed to load it: " + e, e);
+            return false;
+        }
+        current.set(m.getVersion());
+        status.set("following run " + channel.run() + " at version " + m.getVersion());
+        LOG.info(
+                "Model follower: loaded version {} of run {} ({} bytes)",
+                m.getVersion(),
+                channel.run(),
+                artifact.bytes().length);
+        return true;
+    }
+
+    private void reject(final ModelVersion m, final String why, final Throwable cause) {
+        rejectedVersions.add(m.getVersion());
+        rejected.incrementAndGet();
+        LOG.error(
+                "Model follower: rejected version {} of run {}, keeping version {}: {}",
+                m.getVersion(),
+                channel.run(),
+                current.get(),
+                why,
+                cause);
+    }
+
+    /** Stops the thread and closes its consumers. */
+    @Override
+    public void close() {
+        running = false;
+        consumer.wakeup();
+        thread.interrupt();
+        try {
+            thread.join(Duration.ofSeconds(10).toMillis());
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        consumer.close();
+        reader.close();
+    }
+}
