@@ -113,8 +113,10 @@ public final class TopicCatalog {
                         1,
                         PartitionRule.EXACT,
                         Map.of(
+                                // Compacted: the trainer tombstones the chunks of versions that
+                                // leave its retention window (ChunkRetention), the rest stay.
                                 TopicConfig.CLEANUP_POLICY_CONFIG,
-                                TopicConfig.CLEANUP_POLICY_DELETE,
+                                TopicConfig.CLEANUP_POLICY_COMPACT,
                                 TopicConfig.RETENTION_MS_CONFIG,
                                 KEEP_FOREVER,
                                 TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
