@@ -10,7 +10,7 @@ import ai.djl.ndarray.types.Shape;
  * Keys and values of every layer for a batch of sequences being generated, preallocated to their
  * full length so a decoding step writes in place instead of copying the whole cache.
  */
-public final class KvCache {
+public final class KvCache implements AutoCloseable {
 
     private final NDArray[] keys;
     private final NDArray[] values;
@@ -57,7 +57,12 @@ public final class KvCache {
         keys[layer].set(slot, k);
         values[layer].set(slot, v);
         final NDIndex upTo = new NDIndex(":, :, :{}", length + steps);
-        return new NDArray[] {keys[layer].get(upTo), values[layer].get(upTo)};
+        final NDArray cachedKeys = keys[layer].get(upTo);
+        final NDArray cachedValues = values[layer].get(upTo);
+        // the views belong to the step that asked for them, not to the cache's manager
+        cachedKeys.attach(k.getManager());
+        cachedValues.attach(k.getManager());
+        return new NDArray[] {cachedKeys, cachedValues};
     }
 
     /** Marks {@code steps} more positions as cached, after every layer appended them. */
@@ -79,6 +84,15 @@ public final class KvCache {
             v[l].attach(manager);
         }
         return new KvCache(k, v, capacity, length);
+    }
+
+    /** Frees the cached keys and values. */
+    @Override
+    public void close() {
+        for (int l = 0; l < keys.length; l++) {
+            keys[l].close();
+            values[l].close();
+        }
     }
 
     private KvCache(

@@ -1,0 +1,110 @@
+package dev.rwml.worldmodel.prompt;
+
+import dev.rwml.events.Transition;
+import dev.rwml.worldmodel.tokenizer.SpecialTokens;
+import dev.rwml.worldmodel.tokenizer.WorldModelTokenizer;
+import java.util.Locale;
+
+/**
+ * The world-model prompt of the RWML paper, compacted for small models: an instruction per
+ * environment kind (ALFWorld household or tau2 retail/airline), the task, the last H turns, the
+ * current observation and the action; the answer is {@code
+ * <think>…</think><next_state>…</next_state>}. Built from a {@link PromptView}, never from the next
+ * observation.
+ */
+public final class PromptFormat {
+
+    /** History turns kept by default (H in the paper's agent framework). */
+    public static final int DEFAULT_HISTORY_TURNS = 2;
+
+    private final int historyTurns;
+
+    /** A format keeping the last {@code historyTurns} turns. */
+    public PromptFormat(final int historyTurns) {
+        if (historyTurns < 0) {
+            throw new IllegalArgumentException("historyTurns must be >= 0, got " + historyTurns);
+        }
+        this.historyTurns = historyTurns;
+    }
+
+    /** The format with H = 2. */
+    public static PromptFormat standard() {
+        return new PromptFormat(DEFAULT_HISTORY_TURNS);
+    }
+
+    /** Prompt text for a view (its history cut to the last H turns). */
+    public String text(final PromptView view) {
+        final PromptView v = view.withLastTurns(historyTurns);
+        return isDialogue(v.env()) ? dialogue(v) : household(v);
+    }
+
+    /**
+     * Prompt text and tokens within {@code maxTokens}: drops the oldest history turns first and
+     * reports ({@link Prompt#fits()}) when even the shortest prompt is longer.
+     */
+    public Prompt build(
+            final PromptView view, final WorldModelTokenizer tokenizer, final int maxTokens) {
+        PromptView v = view.withLastTurns(historyTurns);
+        final int kept = v.history().size();
+        while (true) {
+            final String text = isDialogue(v.env()) ? dialogue(v) : household(v);
+            final int[] ids = tokenizer.encode(text);
+            if (ids.length <= maxTokens || v.history().isEmpty()) {
+                return new Prompt(text, ids, kept - v.history().size(), ids.length <= maxTokens);
+            }
+            v = v.withLastTurns(v.history().size() - 1);
+        }
+    }
+
+    /**
+     * The SFT target for a transition: an empty reasoning block and the observed next state, {@code
+     * <think></think><next_state>{nextObservation}</next_state>}.
+     */
+    public static String target(final Transition transition) {
+        return SpecialTokens.THINK_OPEN
+                + SpecialTokens.THINK_CLOSE
+                + SpecialTokens.NEXT_STATE_OPEN
+                + transition.getNextObservation()
+                + SpecialTokens.NEXT_STATE_CLOSE;
+    }
+
+    /** Whether an environment is a tau2 dialogue domain rather than a household. */
+    public static boolean isDialogue(final String env) {
+        final String e = env.toLowerCase(Locale.ROOT);
+        return e.contains("retail")
+                || e.contains("airline")
+                || e.contains("telecom")
+                || e.contains("tau");
+    }
+
+    private static String household(final PromptView v) {
+        final StringBuilder s = new StringBuilder();
+        s.append("You are an expert agent in the ALFRED embodied household environment.")
+                .append(" Predict the immediate next observation after the action.\n");
+        s.append("Task: ").append(v.task()).append('\n');
+        for (final PromptView.HistoryTurn t : v.history()) {
+            s.append("> ").append(t.action()).append('\n').append(t.observation()).append('\n');
+        }
+        s.append("Your current observation is: ").append(v.observation()).append('\n');
+        s.append("Potential action: ").append(v.action()).append('\n');
+        return s.toString();
+    }
+
+    private static String dialogue(final PromptView v) {
+        final StringBuilder s = new StringBuilder();
+        s.append("You simulate the ")
+                .append(v.env())
+                .append(" customer-service environment: its tools and its user.")
+                .append(" Predict the tool result or the user's reply to the agent's action.\n");
+        s.append("Task: ").append(v.task()).append('\n');
+        for (final PromptView.HistoryTurn t : v.history()) {
+            s.append("agent: ").append(t.action()).append('\n');
+            s.append("env: ").append(t.observation()).append('\n');
+        }
+        s.append("Current: ").append(v.observation()).append('\n');
+        s.append(v.actionIsToolCall() ? "Agent tool call: " : "Agent message: ")
+                .append(v.action())
+                .append('\n');
+        return s.toString();
+    }
+}
