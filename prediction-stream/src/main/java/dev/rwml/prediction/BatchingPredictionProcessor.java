@@ -4,6 +4,8 @@ import dev.rwml.events.PredictionGroup;
 import dev.rwml.events.PredictionSample;
 import dev.rwml.events.Sampling;
 import dev.rwml.events.Transition;
+import dev.rwml.worldmodel.generate.Sample;
+import dev.rwml.worldmodel.prompt.Prompt;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -50,7 +52,6 @@ final class BatchingPredictionProcessor
     private final PredictionMetrics metrics;
     private final Deserializer<Transition> transitions;
     private final DeadLetterRouter deadLetters;
-    private final PromptFitter fitter;
     private final SamplingSettings sampling;
     private final Clock clock;
 
@@ -73,7 +74,6 @@ final class BatchingPredictionProcessor
         this.metrics = metrics;
         this.transitions = transitions;
         this.deadLetters = deadLetters;
-        this.fitter = new PromptFitter(config.maxPromptTokens(), config.overLength());
         this.sampling = SamplingSettings.of(config);
         this.clock = clock;
     }
@@ -116,7 +116,7 @@ final class BatchingPredictionProcessor
         }
         final String invalid = TransitionRules.invalidReason(incoming.key(), transition);
         if (invalid != null) {
-            deadLetter(incoming, "invalid", "InvalidTransition", invalid);
+            deadLetter(incoming, "invalid", new RejectedTransitionException(invalid));
             return;
         }
         if (!config.envNames().isEmpty()
@@ -161,15 +161,17 @@ final class BatchingPredictionProcessor
                 if (transition == null) {
                     continue;
                 }
-                final PromptFitter.Fit fit = fitter.fit(model, transition);
-                if (!fit.fits()) {
-                    deadLetter(entry.value, "over-length", "PromptTooLong", fit.rejection());
+                final Prompt prompt = model.prompt(transition, config.maxPromptTokens());
+                final String tooLong = overLength(prompt);
+                if (tooLong != null) {
+                    deadLetter(
+                            entry.value, "over-length", new RejectedTransitionException(tooLong));
                     continue;
                 }
-                if (fit.droppedTurns() > 0) {
+                if (prompt.droppedTurns() > 0) {
                     metrics.historyTruncated();
                 }
-                pending.add(new Pending(entry.value, transition, fit.tokenIds()));
+                pending.add(new Pending(entry.value, transition, prompt.tokenIds()));
             }
             if (!pending.isEmpty()) {
                 generateAndForward(model, pending);
@@ -181,11 +183,25 @@ final class BatchingPredictionProcessor
         buffered = 0;
     }
 
+    private String overLength(final Prompt prompt) {
+        if (prompt.fits()
+                && (prompt.droppedTurns() == 0
+                        || config.overLength() == OverLengthPolicy.TRUNCATE_HISTORY)) {
+            return null;
+        }
+        return "prompt is longer than prompt.max.tokens="
+                + config.maxPromptTokens()
+                + (prompt.fits()
+                        ? " with its history and prompt.over.length=dead-letter"
+                        : " even without history (" + prompt.tokenIds().length + " tokens)")
+                + "; raise prompt.max.tokens or shorten the transition's texts";
+    }
+
     private void generateAndForward(final PredictionModel model, final List<Pending> pending) {
         final long start = System.nanoTime();
-        List<List<Completion>> groups;
+        List<List<Sample>> groups;
         try {
-            groups = model.sample(prompts(pending), sampling);
+            groups = model.sample(prompts(pending), sampling, seed(pending));
             checkShape(groups, pending.size());
         } catch (RuntimeException batchFailure) {
             LOG.warn(
@@ -201,14 +217,14 @@ final class BatchingPredictionProcessor
         int emitted = 0;
         final long now = clock.millis();
         for (int i = 0; i < pending.size(); i++) {
-            final List<Completion> group = groups.get(i);
+            final List<Sample> group = groups.get(i);
             if (group == null) {
                 continue;
             }
             final Pending item = pending.get(i);
             final PredictionGroup value = toGroup(model.version(), item, group, now);
-            for (final Completion completion : group) {
-                generatedTokens += completion.tokenIds().length;
+            for (final Sample sample : group) {
+                generatedTokens += sample.tokenIds().length;
             }
             context.forward(
                     new Record<byte[], SpecificRecord>(
@@ -227,36 +243,33 @@ final class BatchingPredictionProcessor
                 nanos / 1_000_000);
     }
 
-    private List<List<Completion>> generateOneByOne(
+    private List<List<Sample>> generateOneByOne(
             final PredictionModel model, final List<Pending> pending) {
-        final List<List<Completion>> groups = new ArrayList<>(pending.size());
+        final List<List<Sample>> groups = new ArrayList<>(pending.size());
         for (final Pending item : pending) {
             try {
-                final List<List<Completion>> one =
-                        model.sample(List.of(item.promptTokenIds), sampling);
+                final List<List<Sample>> one =
+                        model.sample(List.of(item.promptTokenIds), sampling, seed(List.of(item)));
                 checkShape(one, 1);
                 groups.add(one.get(0));
             } catch (RuntimeException e) {
                 deadLetter(
                         item.record,
                         "generation",
-                        e.getClass().getName(),
-                        "generation failed with model version "
-                                + model.version()
-                                + ": "
-                                + e.getMessage());
+                        new IllegalStateException(
+                                "generation failed with model version " + model.version(), e));
                 groups.add(null);
             }
         }
         return groups;
     }
 
-    private void checkShape(final List<List<Completion>> groups, final int prompts) {
+    private void checkShape(final List<List<Sample>> groups, final int prompts) {
         if (groups.size() != prompts) {
             throw new IllegalStateException(
                     "model returned " + groups.size() + " groups for " + prompts + " prompts");
         }
-        for (final List<Completion> group : groups) {
+        for (final List<Sample> group : groups) {
             if (group.size() != sampling.groupSize()) {
                 throw new IllegalStateException(
                         "model returned "
@@ -268,15 +281,15 @@ final class BatchingPredictionProcessor
     }
 
     private PredictionGroup toGroup(
-            final long version, final Pending item, final List<Completion> group, final long now) {
+            final long version, final Pending item, final List<Sample> group, final long now) {
         final List<PredictionSample> samples = new ArrayList<>(group.size());
-        for (final Completion completion : group) {
+        for (final Sample sample : group) {
             samples.add(
                     PredictionSample.newBuilder()
-                            .setText(completion.text())
-                            .setPredictedNextState(completion.predictedNextState())
-                            .setTokenIds(ints(completion.tokenIds()))
-                            .setLogprobs(floats(completion.logprobs()))
+                            .setText(sample.text())
+                            .setPredictedNextState(sample.prediction().orElse(null))
+                            .setTokenIds(ints(sample.tokenIds()))
+                            .setLogprobs(floats(sample.logProbs()))
                             .build());
         }
         return PredictionGroup.newBuilder()
@@ -297,7 +310,11 @@ final class BatchingPredictionProcessor
 
     private Transition decode(final BufferedRecord record) {
         if (record.value() == null) {
-            deadLetter(record, "decode", "NullValue", "value is null (a tombstone)");
+            deadLetter(
+                    record,
+                    "decode",
+                    new RejectedTransitionException(
+                            "value is null (a tombstone), not a Transition"));
             return null;
         }
         try {
@@ -306,30 +323,34 @@ final class BatchingPredictionProcessor
             if (!DeadLetterRouter.isPoison(e)) {
                 throw e;
             }
-            deadLetter(record, "decode", e.getClass().getName(), String.valueOf(e.getMessage()));
+            deadLetter(record, "decode", e);
             return null;
         }
     }
 
     private void deadLetter(
-            final BufferedRecord record,
-            final String reason,
-            final String errorClass,
-            final String message) {
+            final BufferedRecord record, final String reason, final Throwable error) {
         LOG.warn(
                 "Dead-lettering {}-{}@{} ({}): {}",
                 record.topic(),
                 record.partition(),
                 record.offset(),
                 reason,
-                message);
+                error.getMessage());
         metrics.deadLetter(reason);
-        context.forward(
-                new Record<byte[], SpecificRecord>(
-                        record.key(),
-                        deadLetters.deadLetter(record, errorClass, message),
-                        record.timestamp()),
-                DEAD_LETTER_SINK);
+        context.forward(deadLetters.deadLetter(record, error), DEAD_LETTER_SINK);
+    }
+
+    /**
+     * A seed derived from the batch's transition ids: a batch regenerated after a crash samples the
+     * same completions, and different batches sample independently.
+     */
+    private static long seed(final List<Pending> pending) {
+        long seed = 0x2545F4914F6CDD1DL;
+        for (final Pending item : pending) {
+            seed = seed * 31 + item.transition.getTransitionId().hashCode();
+        }
+        return seed;
     }
 
     private static List<int[]> prompts(final List<Pending> pending) {

@@ -1,53 +1,53 @@
 package dev.rwml.prediction;
 
 import dev.rwml.events.DeadLetter;
+import dev.rwml.schemas.deadletter.DeadLetters;
 import dev.rwml.schemas.serde.EventDecodingException;
-import java.nio.ByteBuffer;
+import dev.rwml.schemas.topics.TopicSpec;
 import java.time.Clock;
-import java.time.Instant;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import org.apache.kafka.common.header.Header;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.streams.processor.api.Record;
 
-/** Turns a record the prediction stage cannot use into a {@link DeadLetter} with its reason. */
+/**
+ * Turns a record the prediction stage cannot use into the record for the run's dead-letter topic,
+ * built by the schemas module's {@link DeadLetters} (original bytes, source, reason headers).
+ */
 final class DeadLetterRouter {
 
     /** The stage name dead letters carry. */
     static final String STAGE = "prediction";
 
+    private final TopicSpec<byte[], DeadLetter> topic;
     private final Clock clock;
 
-    DeadLetterRouter(final Clock clock) {
+    DeadLetterRouter(final TopicSpec<byte[], DeadLetter> topic, final Clock clock) {
+        this.topic = topic;
         this.clock = clock;
     }
 
     /**
      * Whether an exception is the data's fault (dead-letter the record) rather than the
-     * environment's (registry down: fail and retry).
+     * environment's, such as an unreachable registry (fail, and retry after the restart).
      */
     static boolean isPoison(final RuntimeException e) {
         return e instanceof EventDecodingException;
     }
 
-    DeadLetter deadLetter(
-            final BufferedRecord record, final String errorClass, final String message) {
-        final Map<String, ByteBuffer> headers = new LinkedHashMap<>();
-        for (final Header header : record.headers()) {
-            headers.put(
-                    header.key(),
-                    ByteBuffer.wrap(header.value() == null ? new byte[0] : header.value()));
-        }
-        return DeadLetter.newBuilder()
-                .setStage(STAGE)
-                .setErrorClass(errorClass)
-                .setErrorMessage(message)
-                .setSourceTopic(record.topic())
-                .setSourcePartition(record.partition())
-                .setSourceOffset(record.offset())
-                .setOriginalKey(record.key() == null ? null : ByteBuffer.wrap(record.key()))
-                .setOriginalValue(record.value() == null ? null : ByteBuffer.wrap(record.value()))
-                .setOriginalHeaders(headers)
-                .setFailedAt(Instant.ofEpochMilli(clock.millis()))
-                .build();
+    /** The dead-letter record of {@code record}, keyed by its original key bytes. */
+    Record<byte[], DeadLetter> deadLetter(final BufferedRecord record, final Throwable error) {
+        final DeadLetter letter =
+                DeadLetters.of(
+                        STAGE,
+                        record.topic(),
+                        record.partition(),
+                        record.offset(),
+                        record.key(),
+                        record.value(),
+                        record.kafkaHeaders(),
+                        error,
+                        clock.instant());
+        final ProducerRecord<byte[], DeadLetter> out =
+                DeadLetters.toDeadLetterTopic(topic, letter, DeadLetters.reasonOf(error));
+        return new Record<>(out.key(), out.value(), record.timestamp(), out.headers());
     }
 }

@@ -121,10 +121,10 @@ public record PredictionConfig(
         require(startFrom != null, "start.from", null, "earliest, latest or a time");
         require(groupSize >= 1 && groupSize <= 256, "group.size", groupSize, "1..256");
         require(
-                temperature > 0f && Float.isFinite(temperature),
+                temperature >= 0f && Float.isFinite(temperature),
                 "sampling.temperature",
                 temperature,
-                "a finite number > 0");
+                "a finite number >= 0 (0 samples greedily)");
         require(topP > 0f && topP <= 1f, "sampling.top.p", topP, "in (0, 1]");
         require(
                 maxNewTokens >= 1 && maxNewTokens <= 8192,

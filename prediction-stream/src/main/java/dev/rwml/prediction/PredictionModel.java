@@ -1,6 +1,8 @@
 package dev.rwml.prediction;
 
 import dev.rwml.events.Transition;
+import dev.rwml.worldmodel.generate.Sample;
+import dev.rwml.worldmodel.prompt.Prompt;
 import java.util.List;
 
 /**
@@ -13,16 +15,19 @@ public interface PredictionModel extends AutoCloseable {
     long version();
 
     /**
-     * The prompt text for a transition: task, history, observation and action; never the next
-     * observation.
+     * The prompt of a transition within {@code maxTokens}: task, history, observation and action,
+     * never the next observation; the oldest history turns are dropped to fit.
      */
-    String promptText(Transition transition);
+    Prompt prompt(Transition transition, int maxTokens);
 
-    /** The token ids of a prompt text. */
-    int[] encode(String promptText);
+    /** The decoded text of token ids (for logs and tests). */
+    String decode(int[] tokenIds);
 
-    /** Samples {@code sampling.groupSize()} completions for each prompt, in order. */
-    List<List<Completion>> sample(List<int[]> prompts, SamplingSettings sampling);
+    /**
+     * Samples {@code sampling.groupSize()} completions for each prompt, in order; the same seed,
+     * prompts and model give the same samples.
+     */
+    List<List<Sample>> sample(List<int[]> prompts, SamplingSettings sampling, long seed);
 
     /** Frees the model's native memory; called once no batch uses this version any more. */
     @Override

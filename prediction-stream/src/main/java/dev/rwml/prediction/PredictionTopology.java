@@ -3,6 +3,7 @@ package dev.rwml.prediction;
 import dev.rwml.events.DeadLetter;
 import dev.rwml.events.PredictionGroup;
 import dev.rwml.events.Transition;
+import dev.rwml.schemas.topics.RunTopics;
 import java.time.Clock;
 import java.util.Map;
 import org.apache.avro.specific.SpecificRecord;
@@ -44,15 +45,17 @@ public final class PredictionTopology {
     private PredictionTopology() {}
 
     /**
-     * The topics, serdes and model the topology wires together.
+     * The topics and serdes the topology wires together.
      *
-     * @param topics the run's topic names
+     * @param transitionsTopic the shared transitions log
+     * @param topics the run's topics
      * @param transitions reads Transition values (the registry serde)
      * @param predictions writes PredictionGroup values
      * @param deadLetters writes DeadLetter values
      */
     public record Wiring(
-            PredictionTopics topics,
+            String transitionsTopic,
+            RunTopics topics,
             Deserializer<Transition> transitions,
             Serializer<PredictionGroup> predictions,
             Serializer<DeadLetter> deadLetters) {}
@@ -72,13 +75,13 @@ public final class PredictionTopology {
                         // Short segments let compaction drop flushed entries, so a restore
                         // after a crash reads little more than what is really buffered.
                         .withLoggingEnabled(Map.of("segment.ms", "3600000"));
-        final DeadLetterRouter router = new DeadLetterRouter(clock);
+        final DeadLetterRouter router = new DeadLetterRouter(wiring.topics().deadLetters(), clock);
         final Topology topology = new Topology();
         topology.addSource(
                 SOURCE,
                 new ByteArrayDeserializer(),
                 new ByteArrayDeserializer(),
-                wiring.topics().transitions());
+                wiring.transitionsTopic());
         topology.addProcessor(
                 PROCESSOR,
                 () ->
@@ -94,13 +97,13 @@ public final class PredictionTopology {
         topology.addStateStore(buffer, PROCESSOR);
         topology.addSink(
                 BatchingPredictionProcessor.PREDICTIONS_SINK,
-                wiring.topics().predictions(),
+                wiring.topics().predictions().name(),
                 new ByteArraySerializer(),
                 narrow(wiring.predictions(), PredictionGroup.class),
                 PROCESSOR);
         topology.addSink(
                 BatchingPredictionProcessor.DEAD_LETTER_SINK,
-                wiring.topics().deadLetters(),
+                wiring.topics().deadLetters().name(),
                 new ByteArraySerializer(),
                 narrow(wiring.deadLetters(), DeadLetter.class),
                 PROCESSOR);
