@@ -5,6 +5,7 @@ import dev.rwml.events.NextStateKind;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
 
@@ -252,5 +253,10 @@ public final class Tau2Desk implements Environment {
     @Override
     public boolean done() {
         return done;
+    }
+
+    @Override
+    public Map<String, String> metadata() {
+        return Map.of("task_id", task.id(), "task_kind", task.kind());
     }
 }
