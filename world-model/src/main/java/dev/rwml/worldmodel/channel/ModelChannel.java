@@ -6,6 +6,7 @@ import dev.rwml.schemas.serde.EventSerde;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicCatalog;
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -14,7 +15,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * One run's model version channel: the manifest topic {@code rwml.<run>.models} and the chunk topic
@@ -94,6 +94,11 @@ public final class ModelChannel implements AutoCloseable {
         return version + "/" + index;
     }
 
+    /** A record key as the channel's topics store it: UTF-8. */
+    public static byte[] keyBytes(final String key) {
+        return key.getBytes(StandardCharsets.UTF_8);
+    }
+
     byte[] serializeManifest(final ModelVersion manifest) {
         return manifests.serializer().serialize(modelsTopic, manifest);
     }
@@ -111,8 +116,9 @@ public final class ModelChannel implements AutoCloseable {
     }
 
     /**
-     * Settings of a transactional producer that can publish on this channel (String keys, byte
-     * values; the publisher serializes): idempotent, acks=all, requests large enough for a chunk.
+     * Settings of a transactional producer that can publish on this channel (byte keys and values;
+     * the publisher serializes, and the caller may send other topics' records through it):
+     * idempotent, acks=all, requests large enough for a chunk.
      */
     public Map<String, Object> producerConfig(final String transactionalId) {
         final Map<String, Object> p = new HashMap<>();
@@ -120,15 +126,18 @@ public final class ModelChannel implements AutoCloseable {
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
         p.putAll(TopicCatalog.modelChunkProducerOverrides());
         p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
         return p;
     }
 
-    /** Settings of a reader of this channel: read_committed, no group, manual positions. */
-    Map<String, Object> consumerConfig(final String clientId) {
+    /**
+     * Settings of a reader of this channel (String keys, byte values): read_committed, no group,
+     * manual positions.
+     */
+    public Map<String, Object> consumerConfig(final String clientId) {
         final Map<String, Object> c = new HashMap<>();
         c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         c.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);

@@ -74,14 +74,15 @@ public final class ModelPublisher {
     /**
      * Sends one version inside the producer's open transaction and returns the manifest as sent.
      *
-     * @param producer a transactional producer with a transaction begun by the caller
+     * @param producer a transactional producer (see {@link ModelChannel#producerConfig}) with a
+     *     transaction begun by the caller
      * @param manifest the version's manifest; its artifact reference is replaced
      * @param format the artifact's format name, e.g. {@code rwml-checkpoint-v1}
      * @param artifact the artifact bytes
      * @param observer told after each chunk is sent
      */
     public ModelVersion publish(
-            final Producer<String, byte[]> producer,
+            final Producer<byte[], byte[]> producer,
             final ModelVersion.Builder manifest,
             final String format,
             final byte[] artifact,
@@ -113,7 +114,7 @@ public final class ModelPublisher {
         producer.send(
                 new ProducerRecord<>(
                         channel.modelsTopic(),
-                        Long.toString(version),
+                        ModelChannel.keyBytes(Long.toString(version)),
                         channel.serializeManifest(sent)));
         LOG.info(
                 "Sent model version {} of run {} ({} bytes, {} chunks, sha256 {}) in the open"
@@ -130,14 +131,14 @@ public final class ModelPublisher {
      * Writes tombstones for the chunks of {@code old} inside the producer's open transaction, so
      * compaction of the chunk topic removes them. Its manifest stays, for lineage.
      */
-    public void retire(final Producer<String, byte[]> producer, final ModelVersion old) {
+    public void retire(final Producer<byte[], byte[]> producer, final ModelVersion old) {
         final ArtifactRef ref = old.getArtifact();
         for (int i = 0; i < ref.getChunkCount(); i++) {
             producer.send(
                     new ProducerRecord<>(
                             channel.chunksTopic(),
                             ref.getChunkPartition(),
-                            ModelChannel.chunkKey(old.getVersion(), i),
+                            ModelChannel.keyBytes(ModelChannel.chunkKey(old.getVersion(), i)),
                             null));
         }
         LOG.info(
@@ -148,7 +149,7 @@ public final class ModelPublisher {
     }
 
     private void sendChunks(
-            final Producer<String, byte[]> producer,
+            final Producer<byte[], byte[]> producer,
             final String run,
             final long version,
             final byte[] artifact,
@@ -173,7 +174,7 @@ public final class ModelPublisher {
                             new ProducerRecord<>(
                                     channel.chunksTopic(),
                                     partition,
-                                    ModelChannel.chunkKey(version, i),
+                                    ModelChannel.keyBytes(ModelChannel.chunkKey(version, i)),
                                     channel.serializeChunk(chunk)));
             if (first == null) {
                 first = sent;
@@ -183,7 +184,7 @@ public final class ModelPublisher {
         ref.setChunkCount(count).setChunkPartition(partition).setFirstChunkOffset(offsetOf(first));
     }
 
-    private int choosePartition(final Producer<String, byte[]> producer, final long version) {
+    private int choosePartition(final Producer<byte[], byte[]> producer, final long version) {
         // Versions spread over the chunk topic's partitions; all chunks of one stay together.
         final List<?> partitions = producer.partitionsFor(channel.chunksTopic());
         return partitions.isEmpty() ? 0 : (int) Math.floorMod(version, (long) partitions.size());
