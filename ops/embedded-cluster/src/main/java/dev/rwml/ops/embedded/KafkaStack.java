@@ -1,0 +1,145 @@
+package dev.rwml.ops.embedded;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * JUnit 5 extension that gives a test class a Kafka broker and a Confluent-compatible schema
+ * registry.
+ *
+ * <pre>{@code
+ * @RegisterExtension static final KafkaStack KAFKA = KafkaStack.embedded();
+ * ... KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl()
+ * }</pre>
+ *
+ * <p>{@link #embedded()} shares one embedded cluster among all test classes of a JVM (started on
+ * first use, stopped when the JVM exits), so tests must use their own uniquely named topics and
+ * subjects. {@link #embeddedFresh()} starts a cluster for one test class and stops it after. {@link
+ * #testcontainers()} runs Kafka and Apicurio Registry in Docker containers; it needs {@code
+ * org.testcontainers:testcontainers-kafka} on the test classpath and a Docker engine.
+ */
+public final class KafkaStack implements BeforeAllCallback, AfterAllCallback {
+
+    /** What a stack runs on; started at most once, stopped by {@link #close()}. */
+    interface Backend extends AutoCloseable {
+        String bootstrapServers();
+
+        String schemaRegistryUrl();
+
+        @Override
+        void close();
+    }
+
+    private enum Kind {
+        SHARED,
+        FRESH,
+        CONTAINERS
+    }
+
+    private final Kind kind;
+    private Backend backend;
+
+    private KafkaStack(final Kind kind) {
+        this.kind = kind;
+    }
+
+    /** The JVM-wide shared embedded cluster. */
+    public static KafkaStack embedded() {
+        return new KafkaStack(Kind.SHARED);
+    }
+
+    /** An embedded cluster of this test class's own, stopped after its last test. */
+    public static KafkaStack embeddedFresh() {
+        return new KafkaStack(Kind.FRESH);
+    }
+
+    /**
+     * Kafka ({@code apache/kafka}) and Apicurio Registry in containers, stopped after the class.
+     */
+    public static KafkaStack testcontainers() {
+        return new KafkaStack(Kind.CONTAINERS);
+    }
+
+    @Override
+    public void beforeAll(final ExtensionContext context) {
+        backend();
+    }
+
+    @Override
+    public synchronized void afterAll(final ExtensionContext context) {
+        if (kind != Kind.SHARED && backend != null) {
+            backend.close();
+            backend = null;
+        }
+    }
+
+    /** Kafka bootstrap servers; starts the stack if no test callback did yet. */
+    public String bootstrapServers() {
+        return backend().bootstrapServers();
+    }
+
+    /** The Confluent-compatible registry base URL, ending in {@code /apis/ccompat/v7}. */
+    public String schemaRegistryUrl() {
+        return backend().schemaRegistryUrl();
+    }
+
+    private synchronized Backend backend() {
+        if (backend == null) {
+            backend =
+                    switch (kind) {
+                        case SHARED -> Shared.INSTANCE;
+                        case FRESH -> embeddedBackend(EmbeddedCluster.start(tempDir("fresh")));
+                        case CONTAINERS -> containers();
+                    };
+        }
+        return backend;
+    }
+
+    private static Backend containers() {
+        try {
+            return new ContainerBackend();
+        } catch (NoClassDefFoundError e) {
+            throw new IllegalStateException(
+                    "KafkaStack.testcontainers() needs org.testcontainers:testcontainers-kafka as a"
+                            + " test dependency",
+                    e);
+        }
+    }
+
+    static Backend embeddedBackend(final EmbeddedCluster cluster) {
+        return new Backend() {
+            @Override
+            public String bootstrapServers() {
+                return cluster.bootstrapServers();
+            }
+
+            @Override
+            public String schemaRegistryUrl() {
+                return cluster.schemaRegistryUrl();
+            }
+
+            @Override
+            public void close() {
+                cluster.close();
+            }
+        };
+    }
+
+    private static Path tempDir(final String purpose) {
+        try {
+            return Files.createTempDirectory("rwml-kafka-" + purpose + "-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Holder idiom: the shared cluster starts on first use; its shutdown hook stops it. */
+    private static final class Shared {
+        static final Backend INSTANCE = embeddedBackend(EmbeddedCluster.start(tempDir("shared")));
+    }
+}

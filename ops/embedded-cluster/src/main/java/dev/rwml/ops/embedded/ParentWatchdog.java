@@ -1,0 +1,67 @@
+package dev.rwml.ops.embedded;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.reflect.Method;
+import java.util.Arrays;
+import java.util.Optional;
+
+/**
+ * Entry point of a child JVM that runs another program's {@code main} and halts as soon as the
+ * parent process is gone, even when the parent was killed with SIGKILL and ran no shutdown hook.
+ *
+ * <p>Usage: {@code java -cp <program>:<this jar> dev.rwml.ops.embedded.ParentWatchdog <parent pid>
+ * <main class> [args...]}. The parent keeps the child's stdin open and never writes to it; the
+ * kernel closes the pipe when the parent dies, so end of input means the parent is gone. The parent
+ * pid is polled as a second signal in case stdin was redirected. Uses only the JDK, since it runs
+ * on the other program's classpath.
+ */
+public final class ParentWatchdog {
+
+    private static final long POLL_MILLIS = 500;
+
+    private ParentWatchdog() {}
+
+    public static void main(final String[] args) throws Exception {
+        if (args.length < 2) {
+            throw new IllegalArgumentException(
+                    "usage: ParentWatchdog <parent pid> <main class> [args...]");
+        }
+        final long parentPid = Long.parseLong(args[0]);
+        startDaemon("rwml-watchdog-stdin", ParentWatchdog::haltAtEndOfInput);
+        startDaemon("rwml-watchdog-parent", () -> haltWhenParentExits(parentPid));
+        final Method main = Class.forName(args[1]).getMethod("main", String[].class);
+        main.invoke(null, (Object) Arrays.copyOfRange(args, 2, args.length));
+    }
+
+    private static void startDaemon(final String name, final Runnable body) {
+        final Thread t = new Thread(body, name);
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private static void haltAtEndOfInput() {
+        final InputStream in = System.in;
+        final byte[] buffer = new byte[256];
+        try {
+            while (in.read(buffer) >= 0) {
+                // The parent never writes; anything read is ignored.
+            }
+        } catch (IOException e) {
+            // A broken pipe means the same as end of input: the parent is gone.
+        }
+        Runtime.getRuntime().halt(0);
+    }
+
+    private static void haltWhenParentExits(final long parentPid) {
+        final Optional<ProcessHandle> parent = ProcessHandle.of(parentPid);
+        while (parent.map(ProcessHandle::isAlive).orElse(false)) {
+            try {
+                Thread.sleep(POLL_MILLIS);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+        Runtime.getRuntime().halt(0);
+    }
+}
