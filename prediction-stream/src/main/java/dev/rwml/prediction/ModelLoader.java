@@ -1,0 +1,18 @@
+package dev.rwml.prediction;
+
+import dev.rwml.worldmodel.channel.VerifiedArtifact;
+
+/** Turns a verified model artifact from the run's models topic into a servable model. */
+@FunctionalInterface
+public interface ModelLoader extends AutoCloseable {
+
+    /**
+     * Loads the artifact's model; throws when the bytes are not a usable checkpoint, and the
+     * follower then keeps the current version.
+     */
+    PredictionModel load(VerifiedArtifact artifact);
+
+    /** Frees what the loader holds beyond the models it returned; nothing by default. */
+    @Override
+    default void close() {}
+}

@@ -1,0 +1,124 @@
+package dev.rwml.prediction;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PredictionConfigTest {
+
+    @TempDir Path dir;
+
+    @Test
+    void shouldApplyDocumentedDefaultsWhenOnlyRequiredSettingsAreGiven() {
+        final PredictionConfig config =
+                PredictionConfig.defaults("r1", "localhost:9092", "mock://x");
+
+        assertThat(config.applicationId()).isEqualTo("rwml-prediction-r1");
+        assertThat(config.startFrom()).isEqualTo(StartPosition.EARLIEST);
+        assertThat(config.groupSize()).isEqualTo(8);
+        assertThat(config.batchSize()).isEqualTo(8);
+        assertThat(config.batchMaxWait()).isEqualTo(Duration.ofMillis(200));
+        assertThat(config.overLength()).isEqualTo(OverLengthPolicy.TRUNCATE_HISTORY);
+        assertThat(config.envNames()).isEmpty();
+        assertThat(config.selects("alfworld", "train")).isTrue();
+    }
+
+    @Test
+    void shouldLayerFileThenEnvironmentThenOverrides() throws Exception {
+        final Path file = dir.resolve("predict.properties");
+        Files.writeString(
+                file,
+                String.join(
+                        "\n",
+                        "run=from-file",
+                        "bootstrap.servers=file:9092",
+                        "schema.registry.url=http://file:8081",
+                        "batch.size=16",
+                        "group.size=4",
+                        "select.envs=alfworld, retail",
+                        "prompt.over.length=dead-letter",
+                        "streams.commit.interval.ms=500"));
+
+        final PredictionConfig config =
+                PredictionConfig.load(
+                        file,
+                        Map.of(
+                                "RWML_PREDICTION_BATCH_SIZE",
+                                "32",
+                                "RWML_PREDICTION_GROUP_SIZE",
+                                "2"),
+                        Map.of("group.size", "6", "run", "cli-run"));
+
+        assertThat(config.run()).isEqualTo("cli-run");
+        assertThat(config.batchSize()).isEqualTo(32);
+        assertThat(config.groupSize()).isEqualTo(6);
+        assertThat(config.envNames()).containsExactly("alfworld", "retail");
+        assertThat(config.overLength()).isEqualTo(OverLengthPolicy.DEAD_LETTER);
+        assertThat(config.streamsOverrides()).containsEntry("commit.interval.ms", "500");
+        assertThat(config.selects("airline", "train")).isFalse();
+    }
+
+    @Test
+    void shouldRoundTripThroughItsMap() {
+        final PredictionConfig config =
+                PredictionConfig.defaults("r1", "b:1", "mock://x")
+                        .with(
+                                Map.of(
+                                        "select.splits", "train,valid_seen",
+                                        "start.from", "2026-11-30T10:00:00Z",
+                                        "streams.num.standby.replicas", "1"));
+
+        assertThat(PredictionConfig.fromMap(config.toMap())).isEqualTo(config);
+        assertThat(config.splits()).isEqualTo(Set.of("train", "valid_seen"));
+        assertThat(config.startFrom())
+                .isEqualTo(StartPosition.at(Instant.parse("2026-11-30T10:00:00Z")));
+    }
+
+    @Test
+    void shouldNameTheSettingAndItsEnvironmentVariableWhenAValueIsInvalid() {
+        final PredictionConfig base = PredictionConfig.defaults("r1", "b:1", "mock://x");
+
+        assertThatThrownBy(() -> base.with(Map.of("batch.size", "0")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("batch.size=0")
+                .hasMessageContaining("RWML_PREDICTION_BATCH_SIZE");
+        assertThatThrownBy(() -> base.with(Map.of("sampling.top.p", "1.5")))
+                .hasMessageContaining("sampling.top.p");
+        assertThatThrownBy(() -> base.with(Map.of("group.size", "many")))
+                .hasMessageContaining("not a whole number");
+    }
+
+    @Test
+    void shouldRejectUnknownSettingsAndMissingRequiredOnes() {
+        assertThatThrownBy(
+                        () ->
+                                PredictionConfig.fromMap(
+                                        Map.of(
+                                                "run", "r",
+                                                "bootstrap.servers", "b:1",
+                                                "schema.registry.url", "mock://x",
+                                                "batch.sise", "3")))
+                .hasMessageContaining("unknown prediction setting 'batch.sise'");
+        assertThatThrownBy(() -> PredictionConfig.fromMap(Map.of("run", "r")))
+                .hasMessageContaining("bootstrap.servers");
+        assertThatThrownBy(() -> PredictionConfig.defaults("bad.run", "b:1", "mock://x"))
+                .hasMessageContaining("run=bad.run");
+    }
+
+    @Test
+    void shouldParseStartPositionsAndExplainBadOnes() {
+        assertThat(StartPosition.parse("LATEST")).isEqualTo(StartPosition.LATEST);
+        assertThat(StartPosition.parse("1700000000000").timestamp())
+                .isEqualTo(Instant.ofEpochMilli(1_700_000_000_000L));
+        assertThatThrownBy(() -> StartPosition.parse("yesterday"))
+                .hasMessageContaining("earliest, latest, an ISO-8601 instant");
+    }
+}
