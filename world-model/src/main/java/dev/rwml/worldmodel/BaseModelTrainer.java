@@ -1,0 +1,160 @@
+package dev.rwml.worldmodel;
+
+import dev.rwml.events.Transition;
+import dev.rwml.worldmodel.checkpoint.Checkpoint;
+import dev.rwml.worldmodel.model.ModelConfig;
+import dev.rwml.worldmodel.model.SequenceBatch;
+import dev.rwml.worldmodel.prompt.Prompt;
+import dev.rwml.worldmodel.prompt.PromptFormat;
+import dev.rwml.worldmodel.prompt.PromptView;
+import dev.rwml.worldmodel.tokenizer.BpeTrainer;
+import dev.rwml.worldmodel.train.StepMetrics;
+import dev.rwml.worldmodel.train.TrainConfig;
+import dev.rwml.worldmodel.train.Trainer;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Builds a base world model from a slice of transitions: trains a byte-level BPE tokenizer on their
+ * prompts and targets, then fine-tunes a fresh transformer on {@code prompt -> <think></think>
+ * <next_state>s'</next_state>} for N steps, reporting progress, and returns version 0 as a
+ * checkpoint (optimizer state included, so GRPO can continue from it).
+ */
+public final class BaseModelTrainer {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BaseModelTrainer.class);
+
+    /**
+     * What to build.
+     *
+     * @param config model shape (its vocabulary size is replaced by the trained tokenizer's)
+     * @param vocabSize BPE vocabulary size to train, special tokens and bytes included
+     * @param steps SFT steps
+     * @param batchSize examples per step
+     * @param seed seed of initialisation and shuffling
+     * @param train optimiser settings
+     * @param historyTurns history turns in each prompt (H)
+     */
+    public record Settings(
+            ModelConfig config,
+            int vocabSize,
+            int steps,
+            int batchSize,
+            long seed,
+            TrainConfig train,
+            int historyTurns) {
+
+        public Settings {
+            if (steps <= 0 || batchSize <= 0) {
+                throw new IllegalArgumentException("steps and batchSize must be positive");
+            }
+        }
+
+        /** A preset model, a 1024-token vocabulary, batch 16, H = 2 and the SFT optimiser. */
+        public static Settings of(final String preset, final int steps, final long seed) {
+            return new Settings(
+                    ModelConfig.preset(preset, 1024),
+                    1024,
+                    steps,
+                    16,
+                    seed,
+                    TrainConfig.sft(steps),
+                    PromptFormat.DEFAULT_HISTORY_TURNS);
+        }
+    }
+
+    /** Called after every step. */
+    @FunctionalInterface
+    public interface Progress {
+        /** {@code metrics} of step {@code metrics.step()} out of {@code totalSteps}. */
+        void onStep(StepMetrics metrics, int totalSteps);
+    }
+
+    /**
+     * The result.
+     *
+     * @param checkpoint the base model, version 0
+     * @param examples training examples used
+     * @param skipped transitions left out because their prompt and target exceed the context
+     * @param history metrics of every step
+     */
+    public record Result(
+            Checkpoint checkpoint, int examples, int skipped, List<StepMetrics> history) {}
+
+    /** Trains the tokenizer and the base model. */
+    public Result train(
+            final List<Transition> slice, final Settings settings, final Progress progress) {
+        if (slice.isEmpty()) {
+            throw new IllegalArgumentException("a base model needs at least one transition");
+        }
+        final PromptFormat format = new PromptFormat(settings.historyTurns());
+        final List<String> corpus = new ArrayList<>(slice.size() * 2);
+        for (final Transition t : slice) {
+            corpus.add(format.text(PromptView.of(t)));
+            corpus.add(PromptFormat.target(t));
+        }
+        final String tokenizerJson =
+                BpeTrainer.withDefaultSpecials(settings.vocabSize()).train(corpus);
+        final int maxContext = settings.config().maxContext();
+        try (WorldModel model =
+                WorldModel.create(
+                        settings.config().withVocabSize(settings.vocabSize()),
+                        tokenizerJson,
+                        settings.seed())) {
+            final List<SequenceBatch.Pair> examples = new ArrayList<>();
+            int skipped = 0;
+            for (final Transition t : slice) {
+                final int[] target = model.tokenizer().encode(PromptFormat.target(t));
+                final Prompt prompt =
+                        format.build(
+                                PromptView.of(t), model.tokenizer(), maxContext - target.length);
+                if (!prompt.fits() || target.length >= maxContext) {
+                    skipped++;
+                    continue;
+                }
+                examples.add(new SequenceBatch.Pair(prompt.tokenIds(), target));
+            }
+            if (examples.isEmpty()) {
+                throw new IllegalArgumentException(
+                        "no transition fits the context of "
+                                + maxContext
+                                + " tokens: use a larger maxContext");
+            }
+            LOG.info(
+                    "Base model {}: {} examples ({} skipped), {} steps of {}",
+                    model.config(),
+                    examples.size(),
+                    skipped,
+                    settings.steps(),
+                    settings.batchSize());
+            final List<StepMetrics> history = new ArrayList<>(settings.steps());
+            final Random random = new Random(settings.seed());
+            final List<SequenceBatch.Pair> order = new ArrayList<>(examples);
+            int cursor = order.size();
+            try (Trainer trainer = model.trainer(settings.train(), null, null)) {
+                for (int step = 0; step < settings.steps(); step++) {
+                    final List<SequenceBatch.Pair> batch = new ArrayList<>(settings.batchSize());
+                    while (batch.size() < Math.min(settings.batchSize(), examples.size())) {
+                        if (cursor == order.size()) {
+                            Collections.shuffle(order, random);
+                            cursor = 0;
+                        }
+                        batch.add(order.get(cursor++));
+                    }
+                    final StepMetrics metrics = trainer.sftStep(batch);
+                    history.add(metrics);
+                    progress.onStep(metrics, settings.steps());
+                }
+                return new Result(
+                        model.checkpoint(0, trainer),
+                        examples.size(),
+                        skipped,
+                        List.copyOf(history));
+            }
+        }
+    }
+}

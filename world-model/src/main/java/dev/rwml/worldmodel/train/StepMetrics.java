@@ -1,0 +1,23 @@
+package dev.rwml.worldmodel.train;
+
+/**
+ * What one optimiser step did.
+ *
+ * @param step 0-based optimiser step
+ * @param loss the aggregated loss that was minimised
+ * @param kl mean per-token k3 KL to the reference model (0 without one)
+ * @param clipFraction fraction of completion tokens whose clipped objective was active
+ * @param gradNorm global gradient L2 norm before clipping
+ * @param tokens completion tokens trained on
+ * @param learningRate learning rate applied
+ * @param meanRatio mean per-token probability ratio to the behaviour policy (1 for SFT)
+ */
+public record StepMetrics(
+        long step,
+        double loss,
+        double kl,
+        double clipFraction,
+        double gradNorm,
+        int tokens,
+        double learningRate,
+        double meanRatio) {}

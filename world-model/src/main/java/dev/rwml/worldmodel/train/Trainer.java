@@ -1,0 +1,199 @@
+package dev.rwml.worldmodel.train;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDArrays;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.training.GradientCollector;
+import dev.rwml.worldmodel.DjlRuntime;
+import dev.rwml.worldmodel.model.SequenceBatch;
+import dev.rwml.worldmodel.model.Tensor;
+import dev.rwml.worldmodel.model.TransformerLM;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Trains a world model in place: SFT steps on prompt/target pairs and GRPO steps on sampled groups,
+ * each one forward/backward in its own manager, then global gradient-norm clipping and an AdamW
+ * update on the learning-rate schedule. DJL allows one open gradient collector per JVM, so steps of
+ * every trainer are serialised.
+ */
+public final class Trainer implements AutoCloseable {
+
+    private static final Object COLLECTOR_LOCK = new Object();
+
+    private final TransformerLM policy;
+    private final TransformerLM reference;
+    private final TrainConfig config;
+    private final int padId;
+    private final NDManager manager;
+    private final AdamW optimizer;
+
+    /**
+     * A trainer of {@code policy}; {@code reference} (nullable) is the frozen model of the KL term
+     * and is never updated.
+     */
+    public Trainer(
+            final TransformerLM policy,
+            final TransformerLM reference,
+            final TrainConfig config,
+            final int padId) {
+        this.policy = policy;
+        this.reference = reference;
+        this.config = config;
+        this.padId = padId;
+        this.manager = DjlRuntime.newManager();
+        this.optimizer = new AdamW(manager);
+        policy.setTrainable(true);
+        if (reference != null) {
+            reference.setTrainable(false);
+        }
+    }
+
+    /** The optimiser (its state goes into checkpoints). */
+    public AdamW optimizer() {
+        return optimizer;
+    }
+
+    /** One SFT step: cross-entropy of the completions (targets) given their prompts. */
+    public StepMetrics sftStep(final List<SequenceBatch.Pair> examples) {
+        final SequenceBatch batch = SequenceBatch.of(examples, padId, policy.config().maxContext());
+        synchronized (COLLECTOR_LOCK) {
+            try (NDManager step = manager.newSubManager()) {
+                final double loss;
+                try (GradientCollector collector = DjlRuntime.engine().newGradientCollector()) {
+                    final NDArray logProbs = policy.tokenLogProbs(step, batch);
+                    final NDArray lossArray = Losses.sft(logProbs, mask(step, batch));
+                    collector.backward(lossArray);
+                    loss = lossArray.getFloat();
+                }
+                return update(step, loss, 0, 0, batch.completionTokens(), 1);
+            }
+        }
+    }
+
+    /** One GRPO step over samples (typically whole groups) with their advantages. */
+    public StepMetrics grpoStep(final List<GrpoSample> samples, final GrpoConfig grpo) {
+        final List<SequenceBatch.Pair> pairs = new ArrayList<>(samples.size());
+        for (final GrpoSample s : samples) {
+            pairs.add(new SequenceBatch.Pair(s.prompt(), s.completion()));
+        }
+        final SequenceBatch batch = SequenceBatch.of(pairs, padId, policy.config().maxContext());
+        final int width = batch.length() - 1;
+        final float[] behaviour = new float[batch.rows() * width];
+        final float[] advantages = new float[batch.rows()];
+        for (int r = 0; r < batch.rows(); r++) {
+            final GrpoSample s = samples.get(r);
+            System.arraycopy(
+                    s.behaviourLogProbs(),
+                    0,
+                    behaviour,
+                    r * width + batch.completionStart()[r] - 1,
+                    s.completion().length);
+            advantages[r] = (float) s.advantage();
+        }
+        synchronized (COLLECTOR_LOCK) {
+            try (NDManager step = manager.newSubManager()) {
+                final NDArray mask = mask(step, batch);
+                NDArray referenceLogProbs = null;
+                if (reference != null) {
+                    final boolean grad = DjlRuntime.setGradMode(false);
+                    try {
+                        referenceLogProbs = reference.tokenLogProbs(step, batch);
+                    } finally {
+                        DjlRuntime.setGradMode(grad);
+                    }
+                }
+                final Losses.GrpoTerms terms;
+                final double loss;
+                try (GradientCollector collector = DjlRuntime.engine().newGradientCollector()) {
+                    final NDArray logProbs = policy.tokenLogProbs(step, batch);
+                    terms =
+                            Losses.grpo(
+                                    logProbs,
+                                    mask,
+                                    step.create(behaviour, new Shape(batch.rows(), width)),
+                                    referenceLogProbs,
+                                    step.create(advantages, new Shape(batch.rows(), 1)),
+                                    grpo);
+                    collector.backward(terms.loss());
+                    loss = terms.loss().getFloat();
+                }
+                final float[] ratio = terms.ratio().toFloatArray();
+                final float[] kl = terms.kl() == null ? null : terms.kl().toFloatArray();
+                final float[] m = batch.completionMask();
+                double klSum = 0;
+                double ratioSum = 0;
+                int clippedTokens = 0;
+                for (int i = 0; i < m.length; i++) {
+                    if (m[i] == 0f) {
+                        continue;
+                    }
+                    final float a = advantages[i / width];
+                    ratioSum += ratio[i];
+                    klSum += kl == null ? 0 : kl[i];
+                    if ((a > 0 && ratio[i] > 1 + grpo.clipHigh())
+                            || (a < 0 && ratio[i] < 1 - grpo.clipLow())) {
+                        clippedTokens++;
+                    }
+                }
+                final int tokens = batch.completionTokens();
+                final int n = Math.max(1, tokens);
+                return update(
+                        step, loss, klSum / n, (double) clippedTokens / n, tokens, ratioSum / n);
+            }
+        }
+    }
+
+    private StepMetrics update(
+            final NDManager step,
+            final double loss,
+            final double kl,
+            final double clipFraction,
+            final int tokens,
+            final double meanRatio) {
+        final boolean grad = DjlRuntime.setGradMode(false);
+        try {
+            final Map<String, NDArray> grads = new LinkedHashMap<>();
+            final NDList squares = new NDList();
+            for (final Map.Entry<String, NDArray> e : policy.parameters().entrySet()) {
+                final NDArray g = e.getValue().getGradient();
+                g.attach(step);
+                grads.put(e.getKey(), g);
+                squares.add(g.square().sum());
+            }
+            final double norm = Math.sqrt(NDArrays.stack(squares).sum().getFloat());
+            final float scale =
+                    config.maxGradNorm() > 0 && norm > config.maxGradNorm()
+                            ? (float) (config.maxGradNorm() / (norm + 1e-6))
+                            : 1f;
+            final long index = optimizer.steps();
+            final double lr = config.learningRateAt(index);
+            optimizer.step(policy.parameters(), grads, config, lr, scale);
+            // the gradient collector accumulates: zero for the next step
+            for (final NDArray g : grads.values()) {
+                g.muli(0f);
+            }
+            return new StepMetrics(index, loss, kl, clipFraction, norm, tokens, lr, meanRatio);
+        } finally {
+            DjlRuntime.setGradMode(grad);
+        }
+    }
+
+    private static NDArray mask(final NDManager step, final SequenceBatch batch) {
+        return step.create(batch.completionMask(), new Shape(batch.rows(), batch.length() - 1));
+    }
+
+    /** The optimiser state as tensors, for a checkpoint. */
+    public Map<String, Tensor> optimizerState() {
+        return optimizer.toTensors();
+    }
+
+    @Override
+    public void close() {
+        manager.close();
+    }
+}
