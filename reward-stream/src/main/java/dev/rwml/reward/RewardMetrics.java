@@ -40,7 +40,7 @@ public final class RewardMetrics {
                 DistributionSummary.builder("rwml.reward.pass.rate")
                         .description("Share of samples with reward 1, per group")
                         .tag("run", run)
-                        .serviceLevelObjectives(0.0, 0.25, 0.5, 0.75, 1.0)
+                        .serviceLevelObjectives(0.25, 0.5, 0.75, 1.0)
                         .register(registry);
     }
 

@@ -1,0 +1,211 @@
+package dev.rwml.reward;
+
+import dev.rwml.reward.embed.CachingEmbedder;
+import dev.rwml.reward.group.AdvantageMode;
+import dev.rwml.reward.score.SimilarityScorer;
+import dev.rwml.reward.streams.DeadLetterHandlers;
+import dev.rwml.schemas.registry.RegistryConfig;
+import dev.rwml.schemas.topics.RunTopics;
+import dev.rwml.schemas.topics.TopicAdmin;
+import dev.rwml.schemas.topics.TopicCatalog;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The reward stage's entry point: {@code RewardApp [config.properties]} (with {@code RWML_REWARD_*}
+ * environment overrides) runs it until the JVM stops; {@link #start} runs it inside another program
+ * (the {@code rwml} command, tests).
+ */
+public final class RewardApp {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RewardApp.class);
+
+    /** How many times a failed stream thread is replaced before the stage shuts down. */
+    static final int MAX_THREAD_RESTARTS = 5;
+
+    private RewardApp() {}
+
+    /** Reads the optional config file and the environment, then runs until interrupted. */
+    public static void main(final String[] args) throws InterruptedException {
+        final Path file = args.length > 0 ? Path.of(args[0]) : null;
+        run(RewardConfig.load(file, System.getenv()));
+    }
+
+    /** Runs the stage until the JVM shuts down or the stage fails; for the {@code rwml} command. */
+    public static void run(final RewardConfig config) throws InterruptedException {
+        final CountDownLatch stopped = new CountDownLatch(1);
+        final RewardStage stage = start(config, new SimpleMeterRegistry());
+        stage.streams()
+                .setStateListener(
+                        (now, before) -> {
+                            if (now == KafkaStreams.State.NOT_RUNNING
+                                    || now == KafkaStreams.State.ERROR) {
+                                stopped.countDown();
+                            }
+                        });
+        Runtime.getRuntime()
+                .addShutdownHook(
+                        new Thread(
+                                () -> {
+                                    stage.close();
+                                    stopped.countDown();
+                                },
+                                "rwml-reward-shutdown"));
+        stopped.await();
+    }
+
+    /**
+     * Creates the run's topics if missing, builds the topology and starts it.
+     *
+     * @param config the validated settings
+     * @param registry where the stage's meters go (Prometheus, or a simple registry)
+     */
+    public static RewardStage start(final RewardConfig config, final MeterRegistry registry) {
+        final TopicCatalog catalog = TopicCatalog.defaults();
+        ensureTopics(config, catalog);
+        final RewardMetrics metrics = new RewardMetrics(registry, config.run());
+        final CachingEmbedder embedder = config.embedding().create(System.getenv());
+        metrics.bindCache(embedder);
+        final Topology topology =
+                RewardTopology.build(
+                        config,
+                        registryConfig(config),
+                        rewarder(config, embedder, metrics),
+                        metrics,
+                        Clock.systemUTC());
+        LOG.info(
+                "starting reward stage {}: {} -> {}, specs {}, embedding {}, window {} grace {}",
+                config.applicationId(),
+                catalog.run(config.sourceRun()).predictions().name(),
+                catalog.run(config.run()).rewards().name(),
+                config.rewardSpecs(),
+                embedder.modelName(),
+                config.joinWindow(),
+                config.joinGrace());
+        LOG.debug("topology:\n{}", topology.describe());
+        final KafkaStreams streams = new KafkaStreams(topology, streamsProperties(config, metrics));
+        final AtomicInteger restarts = new AtomicInteger();
+        streams.setUncaughtExceptionHandler(
+                error -> {
+                    final int n = restarts.incrementAndGet();
+                    LOG.error(
+                            "reward stream thread failed ({} of {})",
+                            n,
+                            MAX_THREAD_RESTARTS,
+                            error);
+                    return n <= MAX_THREAD_RESTARTS
+                            ? StreamThreadExceptionResponse.REPLACE_THREAD
+                            : StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+                });
+        streams.start();
+        return new RewardStage(config, streams, embedder, metrics);
+    }
+
+    /** Builds the rewarder that the topology calls for each joined pair. */
+    public static GroupRewarder rewarder(
+            final RewardConfig config,
+            final CachingEmbedder embedder,
+            final RewardMetrics metrics) {
+        return new GroupRewarder(
+                config.run(),
+                config.rewardSpecs(),
+                new SimilarityScorer(embedder),
+                config.advantageMode(),
+                config.advantageMode() == AdvantageMode.GRPO ? config.advantageEpsilon() : 0,
+                config.subsample(),
+                config.maxTextChars(),
+                metrics,
+                Clock.systemUTC());
+    }
+
+    /** The registry settings: the URL plus any {@code schema.registry.*} / auth overrides. */
+    public static Map<String, Object> registryConfig(final RewardConfig config) {
+        final Map<String, Object> registry = new HashMap<>();
+        config.streamsOverrides()
+                .forEach(
+                        (key, value) -> {
+                            if (key.startsWith("schema.registry.")
+                                    || key.startsWith("basic.auth.")) {
+                                registry.put(key, value);
+                            }
+                        });
+        registry.put(RegistryConfig.URL, config.schemaRegistryUrl());
+        return registry;
+    }
+
+    /** The Kafka Streams settings: exactly-once v2, the dead-letter handlers, the overrides. */
+    public static Properties streamsProperties(
+            final RewardConfig config, final RewardMetrics metrics) {
+        final Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, config.applicationId());
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, config.streamThreads());
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(
+                StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
+                DeadLetterHandlers.Deserialization.class);
+        props.put(
+                StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG,
+                DeadLetterHandlers.Processing.class);
+        if (!config.stateDir().isBlank()) {
+            props.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir());
+        }
+        props.putAll(registryConfig(config));
+        props.putAll(handlerConfig(config, metrics));
+        props.putAll(config.streamsOverrides());
+        return props;
+    }
+
+    /** What the dead-letter handlers read from the Streams settings. */
+    public static Map<String, Object> handlerConfig(
+            final RewardConfig config, final RewardMetrics metrics) {
+        return Map.of(
+                DeadLetterHandlers.RUN_CONFIG,
+                config.run(),
+                DeadLetterHandlers.PREDICTIONS_TOPIC_CONFIG,
+                TopicCatalog.defaults().run(config.sourceRun()).predictions().name(),
+                DeadLetterHandlers.METRICS_CONFIG,
+                metrics);
+    }
+
+    private static void ensureTopics(final RewardConfig config, final TopicCatalog catalog) {
+        final RunTopics source = catalog.run(config.sourceRun());
+        final RunTopics target = catalog.run(config.run());
+        final Properties admin = new Properties();
+        admin.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+        config.streamsOverrides()
+                .forEach(
+                        (key, value) -> {
+                            if (AdminClientConfig.configNames().contains(key)) {
+                                admin.put(key, value);
+                            }
+                        });
+        try (Admin client = Admin.create(admin)) {
+            new TopicAdmin(client, catalog)
+                    .ensure(
+                            List.of(
+                                    catalog.transitions(),
+                                    source.predictions(),
+                                    target.rewards(),
+                                    target.deadLetters()));
+        }
+    }
+}

@@ -1,0 +1,195 @@
+package dev.rwml.reward.streams;
+
+import dev.rwml.events.DeadLetter;
+import dev.rwml.events.PredictionGroup;
+import dev.rwml.reward.RewardMetrics;
+import dev.rwml.reward.embed.EmbeddingException;
+import dev.rwml.schemas.deadletter.DeadLetters;
+import dev.rwml.schemas.serde.EventSerde;
+import dev.rwml.schemas.serde.EventSerdes;
+import dev.rwml.schemas.topics.TopicCatalog;
+import dev.rwml.schemas.topics.TopicSpec;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.streams.errors.DeserializationExceptionHandler;
+import org.apache.kafka.streams.errors.ErrorHandlerContext;
+import org.apache.kafka.streams.errors.ProcessingExceptionHandler;
+import org.apache.kafka.streams.processor.api.Record;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Kafka Streams error handlers of the reward stage: undecodable input and records that fail in
+ * a processor go to the run's dead-letter topic (inside the same transaction) and the stage keeps
+ * running; an unreachable embedding model instead stops the thread so that the records are retried
+ * rather than dead-lettered.
+ */
+public final class DeadLetterHandlers {
+
+    /** Streams setting: the run whose dead-letter topic receives the letters. */
+    public static final String RUN_CONFIG = "rwml.reward.run";
+
+    /** Streams setting: the topic prediction groups are read from. */
+    public static final String PREDICTIONS_TOPIC_CONFIG = "rwml.reward.predictions.topic";
+
+    /** Streams setting: the {@link RewardMetrics} instance that counts dead letters (optional). */
+    public static final String METRICS_CONFIG = "rwml.reward.metrics";
+
+    private static final Logger LOG = LoggerFactory.getLogger(DeadLetterHandlers.class);
+
+    private DeadLetterHandlers() {}
+
+    /** State both handlers share, built from the Streams configuration. */
+    private static final class Target {
+        final TopicSpec<byte[], DeadLetter> topic;
+        final EventSerde<DeadLetter> letters;
+        final EventSerde<PredictionGroup> predictions;
+        final String predictionsTopic;
+        final RewardMetrics metrics;
+
+        Target(final Map<String, ?> configs) {
+            final Object run = configs.get(RUN_CONFIG);
+            if (run == null) {
+                throw new IllegalArgumentException(
+                        RUN_CONFIG + " must name the run whose dead-letter topic to use");
+            }
+            this.topic = TopicCatalog.defaults().run(run.toString()).deadLetters();
+            this.letters = EventSerdes.forValue(DeadLetter.class, configs);
+            this.predictions = EventSerdes.forValue(PredictionGroup.class, configs);
+            final Object source = configs.get(PREDICTIONS_TOPIC_CONFIG);
+            this.predictionsTopic = source == null ? "" : source.toString();
+            this.metrics = configs.get(METRICS_CONFIG) instanceof RewardMetrics m ? m : null;
+        }
+
+        List<ProducerRecord<byte[], byte[]>> records(final DeadLetter letter, final String reason) {
+            if (metrics != null) {
+                metrics.deadLetter(reason);
+            }
+            final ProducerRecord<byte[], DeadLetter> record =
+                    DeadLetters.toDeadLetterTopic(topic, letter, reason);
+            final Serializer<DeadLetter> serializer = letters.serializer();
+            return List.of(
+                    new ProducerRecord<>(
+                            record.topic(),
+                            null,
+                            record.key(),
+                            serializer.serialize(record.topic(), record.value()),
+                            record.headers()));
+        }
+    }
+
+    /** Sends undecodable records to the dead-letter topic and continues. */
+    public static final class Deserialization implements DeserializationExceptionHandler {
+        private Target target;
+
+        @Override
+        public void configure(final Map<String, ?> configs) {
+            target = new Target(configs);
+        }
+
+        @Override
+        public Response handleError(
+                final ErrorHandlerContext context,
+                final ConsumerRecord<byte[], byte[]> record,
+                final Exception exception) {
+            final String reason = DeadLetters.reasonOf(exception);
+            LOG.warn(
+                    "dead-lettering undecodable record {}-{}@{}: {}",
+                    record.topic(),
+                    record.partition(),
+                    record.offset(),
+                    exception.getMessage());
+            final DeadLetter letter =
+                    DeadLetters.of(
+                            DeadLetterBuilder.STAGE,
+                            record,
+                            exception,
+                            Clock.systemUTC().instant());
+            return Response.resume(target.records(letter, reason));
+        }
+    }
+
+    /** Sends records that fail in a processor to the dead-letter topic and continues. */
+    public static final class Processing implements ProcessingExceptionHandler {
+        private Target target;
+
+        @Override
+        public void configure(final Map<String, ?> configs) {
+            target = new Target(configs);
+        }
+
+        @Override
+        public Response handleError(
+                final ErrorHandlerContext context,
+                final Record<?, ?> record,
+                final Exception exception) {
+            if (isRetriable(exception)) {
+                LOG.error(
+                        "embedding model failed at {}-{}@{}; stopping the thread so the records"
+                                + " are retried from the last commit: {}",
+                        context.topic(),
+                        context.partition(),
+                        context.offset(),
+                        exception.getMessage());
+                return Response.fail();
+            }
+            LOG.warn(
+                    "dead-lettering record {} at {}-{}@{} that failed in {}: {}",
+                    record.key(),
+                    context.topic(),
+                    context.partition(),
+                    context.offset(),
+                    context.processorNodeId(),
+                    exception.getMessage());
+            return Response.resume(
+                    target.records(letterOf(context, record, exception), DeadLetters.PROCESSING));
+        }
+
+        private DeadLetter letterOf(
+                final ErrorHandlerContext context,
+                final Record<?, ?> record,
+                final Exception exception) {
+            if (record.value() instanceof JoinResult joined && !target.predictionsTopic.isEmpty()) {
+                // The join may have been triggered by the transition: keep the group, which is
+                // what this stage failed to reward.
+                return DeadLetters.of(
+                        DeadLetterBuilder.STAGE,
+                        target.predictionsTopic,
+                        context.partition(),
+                        -1,
+                        context.sourceRawKey(),
+                        target.predictions
+                                .serializer()
+                                .serialize(target.predictionsTopic, joined.prediction()),
+                        context.headers(),
+                        exception,
+                        Clock.systemUTC().instant());
+            }
+            return DeadLetters.of(
+                    DeadLetterBuilder.STAGE,
+                    context.topic(),
+                    context.partition(),
+                    context.offset(),
+                    context.sourceRawKey(),
+                    context.sourceRawValue(),
+                    context.headers(),
+                    exception,
+                    Clock.systemUTC().instant());
+        }
+
+        private static boolean isRetriable(final Throwable exception) {
+            Throwable cause = exception;
+            while (cause != null) {
+                if (cause instanceof EmbeddingException) {
+                    return true;
+                }
+                cause = cause.getCause();
+            }
+            return false;
+        }
+    }
+}

@@ -1,0 +1,170 @@
+package dev.rwml.reward.streams;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.rwml.events.DeadLetter;
+import dev.rwml.reward.RewardMetrics;
+import dev.rwml.reward.embed.EmbeddingException;
+import dev.rwml.schemas.deadletter.DeadLetters;
+import dev.rwml.schemas.registry.MockSchemaRegistry;
+import dev.rwml.schemas.registry.RegistryConfig;
+import dev.rwml.schemas.serde.EventSerdes;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.streams.errors.DeserializationExceptionHandler;
+import org.apache.kafka.streams.errors.ErrorHandlerContext;
+import org.apache.kafka.streams.errors.ProcessingExceptionHandler;
+import org.apache.kafka.streams.processor.TaskId;
+import org.apache.kafka.streams.processor.api.Record;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class DeadLetterHandlersTest {
+
+    private static final String REGISTRY = "mock://dead-letter-handlers-test";
+
+    private final RewardMetrics metrics = new RewardMetrics(new SimpleMeterRegistry(), "r1");
+
+    @AfterEach
+    void dropRegistry() {
+        MockSchemaRegistry.dropScope("dead-letter-handlers-test");
+    }
+
+    private Map<String, Object> configs() {
+        return Map.of(
+                RegistryConfig.URL,
+                REGISTRY,
+                DeadLetterHandlers.RUN_CONFIG,
+                "r1",
+                DeadLetterHandlers.PREDICTIONS_TOPIC_CONFIG,
+                "rwml.r0.predictions",
+                DeadLetterHandlers.METRICS_CONFIG,
+                metrics);
+    }
+
+    private static ErrorHandlerContext context() {
+        return new ErrorHandlerContext() {
+            @Override
+            public String topic() {
+                return "rwml.r0.predictions";
+            }
+
+            @Override
+            public int partition() {
+                return 2;
+            }
+
+            @Override
+            public long offset() {
+                return 17;
+            }
+
+            @Override
+            public Headers headers() {
+                return new RecordHeaders();
+            }
+
+            @Override
+            public String processorNodeId() {
+                return "score-groups";
+            }
+
+            @Override
+            public TaskId taskId() {
+                return new TaskId(0, 2);
+            }
+
+            @Override
+            public long timestamp() {
+                return 0;
+            }
+
+            @Override
+            public byte[] sourceRawKey() {
+                return "k".getBytes(StandardCharsets.UTF_8);
+            }
+
+            @Override
+            public byte[] sourceRawValue() {
+                return new byte[] {1, 2, 3};
+            }
+        };
+    }
+
+    private DeadLetter decode(final ProducerRecord<byte[], byte[]> record) {
+        return EventSerdes.forValue(DeadLetter.class, Map.of(RegistryConfig.URL, REGISTRY))
+                .deserializer()
+                .deserialize(record.topic(), record.value());
+    }
+
+    @Test
+    void shouldSendUndecodableBytesToTheRunsDeadLetterTopicWithTheirReason() {
+        final DeadLetterHandlers.Deserialization handler = new DeadLetterHandlers.Deserialization();
+        handler.configure(configs());
+        final ConsumerRecord<byte[], byte[]> bad =
+                new ConsumerRecord<>(
+                        "rwml.r0.predictions",
+                        2,
+                        17,
+                        "k".getBytes(StandardCharsets.UTF_8),
+                        new byte[] {42, 0, 0, 0, 1, 9});
+
+        final DeserializationExceptionHandler.Response response =
+                handler.handleError(
+                        context(),
+                        bad,
+                        new dev.rwml.schemas.serde.EventDecodingException(
+                                dev.rwml.schemas.serde.EventDecodingException.Reason
+                                        .WRONG_MAGIC_BYTE,
+                                "rwml.r0.predictions",
+                                "first byte 42"));
+
+        assertThat(response.result()).isEqualTo(DeserializationExceptionHandler.Result.RESUME);
+        final ProducerRecord<byte[], byte[]> record = response.deadLetterQueueRecords().get(0);
+        assertThat(record.topic()).isEqualTo("rwml.r1.dead-letters");
+        assertThat(
+                        new String(
+                                record.headers().lastHeader(DeadLetters.REASON_HEADER).value(),
+                                StandardCharsets.UTF_8))
+                .isEqualTo("WRONG_MAGIC_BYTE");
+        final DeadLetter letter = decode(record);
+        assertThat(letter.getSourceOffset()).isEqualTo(17);
+        assertThat(letter.getOriginalValue().remaining()).isEqualTo(6);
+        assertThat(metrics.total("rwml.reward.dead.letters")).isEqualTo(1);
+    }
+
+    @Test
+    void shouldDeadLetterAProcessingFailureAndResume() {
+        final DeadLetterHandlers.Processing handler = new DeadLetterHandlers.Processing();
+        handler.configure(configs());
+
+        final ProcessingExceptionHandler.Response response =
+                handler.handleError(
+                        context(), new Record<>("k", "v", 0L), new IllegalStateException("boom"));
+
+        assertThat(response.result()).isEqualTo(ProcessingExceptionHandler.Result.RESUME);
+        final DeadLetter letter = decode(response.deadLetterQueueRecords().get(0));
+        assertThat(letter.getErrorMessage()).isEqualTo("boom");
+        assertThat(letter.getStage()).isEqualTo(DeadLetterBuilder.STAGE);
+    }
+
+    @Test
+    void shouldFailTheThreadWhenTheEmbeddingModelIsUnreachableSoRecordsAreRetried() {
+        final DeadLetterHandlers.Processing handler = new DeadLetterHandlers.Processing();
+        handler.configure(configs());
+
+        final ProcessingExceptionHandler.Response response =
+                handler.handleError(
+                        context(),
+                        new Record<>("k", "v", 0L),
+                        new EmbeddingException("cannot reach embedding server"));
+
+        assertThat(response.result()).isEqualTo(ProcessingExceptionHandler.Result.FAIL);
+        assertThat(response.deadLetterQueueRecords()).isEmpty();
+    }
+}
