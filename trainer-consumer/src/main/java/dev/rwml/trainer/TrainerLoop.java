@@ -1,0 +1,496 @@
+package dev.rwml.trainer;
+
+import dev.rwml.events.DeadLetter;
+import dev.rwml.events.ModelVersion;
+import dev.rwml.events.RewardedGroup;
+import dev.rwml.schemas.deadletter.DeadLetters;
+import dev.rwml.schemas.serde.EventSerde;
+import dev.rwml.schemas.serde.EventSerdes;
+import dev.rwml.schemas.topics.RunTopics;
+import dev.rwml.schemas.topics.TopicAdmin;
+import dev.rwml.schemas.topics.TopicCatalog;
+import dev.rwml.worldmodel.channel.ArtifactRejectedException;
+import dev.rwml.worldmodel.channel.ArtifactStore;
+import dev.rwml.worldmodel.channel.ChunkRetention;
+import dev.rwml.worldmodel.channel.FileArtifactStore;
+import dev.rwml.worldmodel.channel.ModelChannel;
+import dev.rwml.worldmodel.channel.ModelChannelReader;
+import dev.rwml.worldmodel.channel.ModelPublisher;
+import dev.rwml.worldmodel.channel.VerifiedArtifact;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The continual trainer: consumes {@code rwml.<run>.rewards} (key transitionId, value
+ * RewardedGroup) with read_committed, takes GRPO (or SFT) steps, and every {@code
+ * publishEverySteps} steps (or {@code publishInterval}) publishes version v+1 on {@code
+ * rwml.<run>.models} / {@code .model-chunks} in one Kafka transaction with the offsets it trained
+ * on. Undecodable records go to {@code rwml.<run>.dead-letters} in the same transaction.
+ *
+ * <p>A crash at any point leaves either the old version with the old offsets or the new version
+ * with the new ones: on start it fences the previous instance (transactional id {@code
+ * rwml-trainer-<run>}), loads the latest version and resumes from the offsets committed with it.
+ */
+public final class TrainerLoop implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TrainerLoop.class);
+    private static final String STAGE = "trainer";
+    private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
+
+    private final TrainerConfig config;
+    private final PolicyTrainerFactory factory;
+    private final FaultHook hook;
+    private final PublishListener listener;
+    private final TrainerMetrics metrics;
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private final CountDownLatch stopRequested = new CountDownLatch(1);
+    private volatile boolean running = true;
+    private volatile KafkaConsumer<byte[], byte[]> consumer;
+
+    /**
+     * Creates a trainer; {@link #run} does the work.
+     *
+     * @param hook called at each {@link FaultPoint} ({@link FaultHook#NONE} in production)
+     * @param listener told after each committed version
+     */
+    public TrainerLoop(
+            final TrainerConfig config,
+            final PolicyTrainerFactory factory,
+            final MeterRegistry meters,
+            final FaultHook hook,
+            final PublishListener listener) {
+        this.config = config;
+        this.factory = factory;
+        this.hook = hook;
+        this.listener = listener;
+        this.metrics = new TrainerMetrics(meters, config.run());
+    }
+
+    /** The transactional id and consumer group of a run's trainer. */
+    public static String transactionalId(final String run) {
+        return "rwml-trainer-" + run;
+    }
+
+    /**
+     * Trains until {@link #close} is called, returning the last committed version.
+     *
+     * @throws RuntimeException when a step, the broker or a fault hook fails: nothing since the
+     *     last committed version is kept, and a restart resumes from it
+     */
+    public long run() {
+        final TopicCatalog catalog = TopicCatalog.defaults();
+        final RunTopics topics = catalog.run(config.run());
+        final Map<String, String> registry = EventSerdes.registryConfig(config.schemaRegistryUrl());
+        ensureTopics(catalog);
+        final Optional<ArtifactStore> store =
+                config.artifactDir().map(dir -> (ArtifactStore) new FileArtifactStore(dir));
+        try (ModelChannel channel = new ModelChannel(topics, config.bootstrapServers(), registry);
+                EventSerde<RewardedGroup> rewards = topics.rewards().valueSerde(registry);
+                EventSerde<DeadLetter> deadLetters = topics.deadLetters().valueSerde(registry);
+                KafkaProducer<byte[], byte[]> producer = newProducer(channel)) {
+            // Fences a previous instance and aborts its open transaction before anything is read,
+            // so the latest version and the committed offsets below are consistent.
+            producer.initTransactions();
+            final Run state = resume(channel, store);
+            try (PolicyTrainer policy = state.policy;
+                    KafkaConsumer<byte[], byte[]> c = newConsumer()) {
+                consumer = c;
+                if (!running) {
+                    return state.version;
+                }
+                final Session session =
+                        new Session(
+                                producer,
+                                c,
+                                policy,
+                                state,
+                                rewards,
+                                deadLetters,
+                                topics,
+                                new ModelPublisher(
+                                        channel,
+                                        config.chunkSizeBytes(),
+                                        store,
+                                        config.externalArtifactBytes()));
+                session.loop();
+                return session.state.version;
+            } catch (final WakeupException e) {
+                return state.version;
+            } finally {
+                consumer = null;
+            }
+        } finally {
+            stopped.countDown();
+        }
+    }
+
+    /** Stops {@link #run} at the next poll; what was trained since the last version is dropped. */
+    @Override
+    public void close() {
+        running = false;
+        stopRequested.countDown();
+        final KafkaConsumer<byte[], byte[]> c = consumer;
+        if (c != null) {
+            c.wakeup();
+        }
+    }
+
+    /** Waits until {@link #run} returned, for shutdown hooks. */
+    public boolean awaitStopped(final Duration timeout) throws InterruptedException {
+        return stopped.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private void ensureTopics(final TopicCatalog catalog) {
+        try (Admin admin =
+                Admin.create(
+                        Map.of(
+                                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                                config.bootstrapServers()))) {
+            new TopicAdmin(admin, catalog).ensure(catalog.forRun(config.run()));
+        }
+    }
+
+    private KafkaProducer<byte[], byte[]> newProducer(final ModelChannel channel) {
+        final Map<String, Object> p = channel.producerConfig(transactionalId(config.run()));
+        // A version's transaction stays open while its chunks are sent; an abandoned one blocks
+        // readers of the run's topics only until this timeout or the next trainer start.
+        p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 120_000);
+        p.put(ProducerConfig.CLIENT_ID_CONFIG, transactionalId(config.run()));
+        return new KafkaProducer<>(p);
+    }
+
+    private KafkaConsumer<byte[], byte[]> newConsumer() {
+        final Map<String, Object> c = new HashMap<>();
+        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+        c.put(ConsumerConfig.GROUP_ID_CONFIG, transactionalId(config.run()));
+        c.put(ConsumerConfig.CLIENT_ID_CONFIG, transactionalId(config.run()) + "-rewards");
+        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Math.max(config.batchSize(), 100));
+        c.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        c.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        return new KafkaConsumer<>(c);
+    }
+
+    /** What a trainer resumes from. */
+    private static final class Run {
+        final List<ModelVersion> published;
+        final PolicyTrainer policy;
+        long version;
+
+        Run(final List<ModelVersion> published, final PolicyTrainer policy) {
+            this.published = published;
+            this.policy = policy;
+            this.version = published.get(published.size() - 1).getVersion();
+        }
+    }
+
+    private Run resume(final ModelChannel channel, final Optional<ArtifactStore> store) {
+        try (ModelChannelReader reader = new ModelChannelReader(channel, store, READ_TIMEOUT)) {
+            List<ModelVersion> published = reader.manifests();
+            while (published.isEmpty() && running) {
+                LOG.info(
+                        "Trainer: waiting for version 0 of run {}; publish it with `rwml model init"
+                                + " --run {}`",
+                        config.run(),
+                        config.run());
+                if (stopRequested.await(2, TimeUnit.SECONDS)) {
+                    break;
+                }
+                published = reader.manifests();
+            }
+            if (published.isEmpty()) {
+                throw new IllegalStateException(
+                        "stopped before version 0 of run " + config.run() + " was published");
+            }
+            final ModelVersion latest = published.get(published.size() - 1);
+            final VerifiedArtifact reference = reader.fetch(published.get(0));
+            final VerifiedArtifact current =
+                    latest.getVersion() == 0 ? reference : reader.fetch(latest);
+            LOG.info(
+                    "Trainer of run {} resumes from version {} ({} versions published, reference"
+                            + " version {})",
+                    config.run(),
+                    latest.getVersion(),
+                    published.size(),
+                    reference.version());
+            metrics.version(latest.getVersion());
+            return new Run(new ArrayList<>(published), factory.create(config, reference, current));
+        } catch (final ArtifactRejectedException e) {
+            throw new IllegalStateException(
+                    e.getMessage() + "; the trainer cannot resume from an unreadable version", e);
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for version 0", e);
+        }
+    }
+
+    /** One started trainer: the loop, its buffers and its open transaction. */
+    private final class Session implements BatchAssembler.Sink {
+        private final KafkaProducer<byte[], byte[]> producer;
+        private final KafkaConsumer<byte[], byte[]> consumer;
+        private final PolicyTrainer policy;
+        private final Run state;
+        private final EventSerde<RewardedGroup> rewards;
+        private final EventSerde<DeadLetter> deadLetters;
+        private final RunTopics topics;
+        private final ModelPublisher publisher;
+        private final ChunkRetention retention = new ChunkRetention(config.keepVersions());
+        private final TrainingWindow window = new TrainingWindow();
+        private final BatchAssembler assembler;
+        private final int maxBuffered = 4 * config.batchSize() + 500;
+        private boolean inTransaction;
+        private boolean paused;
+        private long lastPublishNanos = System.nanoTime();
+
+        Session(
+                final KafkaProducer<byte[], byte[]> producer,
+                final KafkaConsumer<byte[], byte[]> consumer,
+                final PolicyTrainer policy,
+                final Run state,
+                final EventSerde<RewardedGroup> rewards,
+                final EventSerde<DeadLetter> deadLetters,
+                final RunTopics topics,
+                final ModelPublisher publisher) {
+            this.producer = producer;
+            this.consumer = consumer;
+            this.policy = policy;
+            this.state = state;
+            this.rewards = rewards;
+            this.deadLetters = deadLetters;
+            this.topics = topics;
+            this.publisher = publisher;
+            this.assembler = new BatchAssembler(config, window, this);
+        }
+
+        void loop() {
+            assignFromCommittedOffsets();
+            while (running) {
+                for (final ConsumerRecord<byte[], byte[]> r : consumer.poll(config.pollTimeout())) {
+                    assembler.add(decode(r), state.version, System.nanoTime());
+                }
+                assembler.dropLeading(state.version);
+                while (running && assembler.batchReady(System.nanoTime())) {
+                    train(assembler.take(state.version));
+                    assembler.dropLeading(state.version);
+                    if (publishDue()) {
+                        publish();
+                    }
+                }
+                applyBackPressure();
+            }
+        }
+
+        private void assignFromCommittedOffsets() {
+            final String topic = topics.rewards().name();
+            final List<TopicPartition> partitions = new ArrayList<>();
+            for (final PartitionInfo p : consumer.partitionsFor(topic, READ_TIMEOUT)) {
+                partitions.add(new TopicPartition(topic, p.partition()));
+            }
+            consumer.assign(partitions);
+            final Map<TopicPartition, OffsetAndMetadata> committed =
+                    consumer.committed(Set.copyOf(partitions), READ_TIMEOUT);
+            final Map<TopicPartition, Long> start = new HashMap<>();
+            final Map<TopicPartition, Long> beginning =
+                    consumer.beginningOffsets(partitions, READ_TIMEOUT);
+            for (final TopicPartition tp : partitions) {
+                final OffsetAndMetadata c = committed.get(tp);
+                final long from = c == null ? beginning.get(tp) : c.offset();
+                consumer.seek(tp, from);
+                start.put(tp, from);
+            }
+            window.start(start);
+            LOG.info("Trainer of run {} consumes {} from {}", config.run(), topic, start);
+        }
+
+        private BatchAssembler.Pending decode(final ConsumerRecord<byte[], byte[]> r) {
+            try {
+                final RewardedGroup g = rewards.deserializer().deserialize(r.topic(), r.value());
+                if (g == null) {
+                    throw new IllegalArgumentException("a null value (tombstone) is not a group");
+                }
+                return new BatchAssembler.Pending(r, g, null);
+            } catch (final RuntimeException e) {
+                return new BatchAssembler.Pending(r, null, e);
+            }
+        }
+
+        @Override
+        public void dropped(final BatchAssembler.Pending p, final GroupVerdict verdict) {
+            window.dropped(verdict);
+            metrics.dropped(verdict);
+            LOG.debug(
+                    "Trainer: {} group {} of version {} at version {} ({}-{}@{})",
+                    verdict,
+                    p.group().getTransitionId(),
+                    p.group().getModelVersion(),
+                    state.version,
+                    p.record().topic(),
+                    p.record().partition(),
+                    p.record().offset());
+        }
+
+        @Override
+        public void deadLetter(final BatchAssembler.Pending p) {
+            final ConsumerRecord<byte[], byte[]> r = p.record();
+            LOG.warn(
+                    "Trainer: dead-lettering {}-{}@{}: {}",
+                    r.topic(),
+                    r.partition(),
+                    r.offset(),
+                    p.error().getMessage());
+            final DeadLetter letter = DeadLetters.of(STAGE, r, p.error(), Instant.now());
+            final ProducerRecord<byte[], DeadLetter> out =
+                    DeadLetters.toDeadLetterTopic(
+                            topics.deadLetters(), letter, DeadLetters.reasonOf(p.error()));
+            ensureTransaction();
+            producer.send(
+                    new ProducerRecord<>(
+                            out.topic(),
+                            null,
+                            out.key(),
+                            deadLetters.serializer().serialize(out.topic(), out.value()),
+                            out.headers()));
+            metrics.deadLettered.increment();
+        }
+
+        private void train(final List<BatchAssembler.Pending> batch) {
+            if (batch.isEmpty()) {
+                return;
+            }
+            final List<RewardedGroup> groups = new ArrayList<>(batch.size());
+            batch.forEach(p -> groups.add(p.group()));
+            final List<List<RewardedGroup>> miniBatches = split(groups, config.miniBatches());
+            for (int pass = 0; pass < config.passes(); pass++) {
+                for (final List<RewardedGroup> mb : miniBatches) {
+                    final long t0 = System.nanoTime();
+                    final StepStats stats = policy.step(mb);
+                    metrics.stepLatency.record(Duration.ofNanos(System.nanoTime() - t0));
+                    window.step(stats);
+                    metrics.steps.increment();
+                    metrics.tokens.increment(stats.tokens());
+                    hook.at(FaultPoint.BETWEEN_STEPS);
+                }
+            }
+            for (final RewardedGroup g : groups) {
+                window.trained(g, state.version - g.getModelVersion());
+            }
+            metrics.groups.increment(groups.size());
+        }
+
+        private boolean publishDue() {
+            return window.steps() >= config.publishEverySteps()
+                    || (window.steps() > 0
+                            && System.nanoTime() - lastPublishNanos
+                                    >= config.publishInterval().toNanos());
+        }
+
+        private void publish() {
+            final long t0 = System.nanoTime();
+            final long next = state.version + 1;
+            final byte[] artifact = policy.checkpoint(next);
+            ensureTransaction();
+            final Optional<ModelVersion> retire = retention.toRetire(state.published);
+            final ModelVersion.Builder manifest =
+                    ModelVersion.newBuilder()
+                            .setRun(config.run())
+                            .setVersion(next)
+                            .setParentVersion(state.version)
+                            .setCreatedAt(Instant.now())
+                            .setObjective(config.objective().wireName())
+                            .setCounters(window.counters())
+                            .setMetrics(window.metrics())
+                            .setStalenessHistogram(window.stalenessHistogram())
+                            .setLineage(window.lineage())
+                            .setModelConfig(policy.modelConfig())
+                            .setTrainerConfig(config.asMap());
+            final ModelVersion sent =
+                    publisher.publish(
+                            producer,
+                            manifest,
+                            policy.artifactFormat(),
+                            artifact,
+                            (version, index, count) -> {
+                                if (index < count - 1) {
+                                    hook.at(FaultPoint.BETWEEN_CHUNKS);
+                                }
+                            });
+            retire.ifPresent(old -> publisher.retire(producer, old));
+            producer.sendOffsetsToTransaction(window.offsetsToCommit(), consumer.groupMetadata());
+            hook.at(FaultPoint.BEFORE_COMMIT);
+            producer.commitTransaction();
+            inTransaction = false;
+            state.published.add(sent);
+            state.version = next;
+            lastPublishNanos = System.nanoTime();
+            metrics.version(next);
+            metrics.versions.increment();
+            metrics.publishLatency.record(Duration.ofNanos(lastPublishNanos - t0));
+            LOG.info(
+                    "Trainer: committed version {} of run {} ({} steps, {} groups, lineage {})",
+                    next,
+                    config.run(),
+                    window.steps(),
+                    window.groups(),
+                    sent.getLineage());
+            listener.published(sent, window.trainedIds());
+            window.reset();
+            hook.at(FaultPoint.AFTER_COMMIT);
+        }
+
+        private void ensureTransaction() {
+            if (!inTransaction) {
+                producer.beginTransaction();
+                inTransaction = true;
+            }
+        }
+
+        private void applyBackPressure() {
+            if (!paused && assembler.size() >= maxBuffered) {
+                consumer.pause(consumer.assignment());
+                paused = true;
+            } else if (paused && assembler.size() < maxBuffered / 2) {
+                consumer.resume(consumer.assignment());
+                paused = false;
+            }
+        }
+    }
+
+    /** Splits {@code groups} into {@code parts} nearly equal, non-empty mini-batches. */
+    static <T> List<List<T>> split(final List<T> groups, final int parts) {
+        final int n = Math.min(parts, groups.size());
+        final List<List<T>> out = new ArrayList<>(n);
+        int from = 0;
+        for (int i = 0; i < n; i++) {
+            final int size = (groups.size() - from) / (n - i);
+            out.add(List.copyOf(groups.subList(from, from + size)));
+            from += size;
+        }
+        return out;
+    }
+}

@@ -1,0 +1,105 @@
+package dev.rwml.trainer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.rwml.events.RewardedGroup;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+class BatchAssemblerTest {
+
+    private static final TopicPartition P0 = new TopicPartition("rwml.r.rewards", 0);
+
+    private final TrainerConfig config =
+            TrainerConfig.defaults("r")
+                    .with(Map.of("groupsPerStep", "2", "miniBatches", "1", "batchTimeout", "PT1S"));
+    private final TrainingWindow window = new TrainingWindow();
+    private final List<String> dropped = new ArrayList<>();
+    private final List<Long> deadLettered = new ArrayList<>();
+    private final BatchAssembler assembler =
+            new BatchAssembler(
+                    config,
+                    window,
+                    new BatchAssembler.Sink() {
+                        @Override
+                        public void dropped(
+                                final BatchAssembler.Pending p, final GroupVerdict verdict) {
+                            window.dropped(verdict);
+                            dropped.add(p.group().getTransitionId() + ":" + verdict);
+                        }
+
+                        @Override
+                        public void deadLetter(final BatchAssembler.Pending p) {
+                            deadLettered.add(p.record().offset());
+                        }
+                    });
+
+    private static BatchAssembler.Pending pending(final long offset, final RewardedGroup g) {
+        return new BatchAssembler.Pending(
+                new ConsumerRecord<>(P0.topic(), P0.partition(), offset, new byte[0], new byte[0]),
+                g,
+                null);
+    }
+
+    @Test
+    void shouldNotCommitPastAGroupStillWaitingInTheBuffer() {
+        window.start(Map.of(P0, 0L));
+        assembler.add(pending(0, Groups.group("a", 0, 4, 64)), 0, 0);
+        // A record that will be dropped arrives behind a group waiting for its batch.
+        assembler.add(pending(1, Groups.notKept(Groups.group("b", 0, 4, 64))), 0, 0);
+        assembler.dropLeading(0);
+        assertThat(window.offsetsToCommit().get(P0).offset()).isZero();
+
+        assembler.add(pending(2, Groups.group("c", 0, 4, 64)), 0, 0);
+        assertThat(assembler.batchReady(0)).isTrue();
+        final List<BatchAssembler.Pending> batch = assembler.take(0);
+        assertThat(batch).extracting(p -> p.group().getTransitionId()).containsExactly("a", "c");
+        assertThat(dropped).containsExactly("b:NOT_KEPT");
+        assertThat(window.offsetsToCommit().get(P0).offset()).isEqualTo(3);
+    }
+
+    @Test
+    void shouldReleaseAPartialBatchOnlyAfterTheBatchTimeout() {
+        assembler.add(pending(0, Groups.group("a", 0, 4, 64)), 0, 0);
+        assertThat(assembler.batchReady(Duration.ofMillis(999).toNanos())).isFalse();
+        assertThat(assembler.batchReady(Duration.ofSeconds(1).toNanos())).isTrue();
+    }
+
+    @Test
+    void shouldDropAGroupThatBecameStaleWhileItWaited() {
+        assembler.add(pending(0, Groups.group("old", 0, 4, 64)), 0, 0);
+        assembler.add(pending(1, Groups.group("new", 5, 4, 64)), 5, 0);
+        final List<BatchAssembler.Pending> batch = assembler.take(5);
+        assertThat(batch).extracting(p -> p.group().getTransitionId()).containsExactly("new");
+        assertThat(dropped).containsExactly("old:STALE");
+        assertThat(window.counters().getDroppedStale()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldDeadLetterUndecodableRecordsInOrder() {
+        window.start(Map.of(P0, 0L));
+        assembler.add(
+                new BatchAssembler.Pending(
+                        new ConsumerRecord<>(P0.topic(), 0, 0, new byte[0], new byte[] {9}),
+                        null,
+                        new IllegalArgumentException("bad")),
+                0,
+                0);
+        assembler.dropLeading(0);
+        assertThat(deadLettered).containsExactly(0L);
+        assertThat(window.offsetsToCommit().get(P0).offset()).isEqualTo(1);
+        assertThat(assembler.size()).isZero();
+    }
+
+    @Test
+    void shouldSplitABatchIntoNearlyEqualMiniBatches() {
+        assertThat(TrainerLoop.split(List.of(1, 2, 3, 4, 5), 2))
+                .containsExactly(List.of(1, 2), List.of(3, 4, 5));
+        assertThat(TrainerLoop.split(List.of(1), 3)).containsExactly(List.of(1));
+    }
+}

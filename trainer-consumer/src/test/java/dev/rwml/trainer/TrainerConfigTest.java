@@ -1,0 +1,71 @@
+package dev.rwml.trainer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TrainerConfigTest {
+
+    @TempDir Path dir;
+
+    @Test
+    void shouldUseThePapersStalenessBoundAndGrpoByDefault() {
+        final TrainerConfig c = TrainerConfig.defaults("run-1");
+        assertThat(c.stalenessBound()).isEqualTo(4);
+        assertThat(c.objective()).isEqualTo(Objective.GRPO);
+        assertThat(c.clipEpsilon()).isEqualTo(0.2);
+        assertThat(c.klCoefficient()).isEqualTo(0.001);
+    }
+
+    @Test
+    void shouldLetTheEnvironmentOverrideTheFileWhichOverridesDefaults() throws Exception {
+        final Path file = dir.resolve("trainer.properties");
+        Files.writeString(file, "groupsPerStep=16\npublishEverySteps=2\nobjective=sft\n");
+        final TrainerConfig c =
+                TrainerConfig.load(
+                        "run-1",
+                        Optional.of(file),
+                        Map.of(
+                                "RWML_TRAINER_GROUPS_PER_STEP", "32",
+                                "RWML_TRAINER_BATCH_TIMEOUT", "PT0.5S",
+                                "UNRELATED", "x"));
+        assertThat(c.groupsPerStep()).isEqualTo(32);
+        assertThat(c.publishEverySteps()).isEqualTo(2);
+        assertThat(c.objective()).isEqualTo(Objective.SFT);
+        assertThat(c.batchTimeout()).isEqualTo(Duration.ofMillis(500));
+        assertThat(c.run()).isEqualTo("run-1");
+    }
+
+    @Test
+    void shouldNameTheSettingWhenAValueDoesNotParse() {
+        assertThatThrownBy(() -> TrainerConfig.defaults("r").with(Map.of("publishInterval", "60s")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("publishInterval='60s'");
+    }
+
+    @Test
+    void shouldRejectUnknownSettingsInsteadOfIgnoringThem() {
+        assertThatThrownBy(() -> TrainerConfig.defaults("r").with(Map.of("groupPerStep", "3")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("groupPerStep");
+    }
+
+    @Test
+    void shouldRejectANegativeStalenessBound() {
+        assertThatThrownBy(() -> TrainerConfig.defaults("r").with(Map.of("stalenessBound", "-1")))
+                .hasMessageContaining("stalenessBound must be >= 0");
+    }
+
+    @Test
+    void shouldRejectRunNamesThatCannotBeTopicNames() {
+        assertThatThrownBy(() -> TrainerConfig.defaults("a b"))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+}

@@ -1,0 +1,57 @@
+package dev.rwml.trainer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.rwml.events.OffsetRange;
+import java.util.Map;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+class TrainingWindowTest {
+
+    private static final TopicPartition P0 = new TopicPartition("rwml.r.rewards", 0);
+    private static final TopicPartition P1 = new TopicPartition("rwml.r.rewards", 1);
+
+    @Test
+    void shouldRecordLineageFromTheResumePositionAndContinueWhereTheLastVersionEnded() {
+        final TrainingWindow w = new TrainingWindow();
+        w.start(Map.of(P0, 10L, P1, 0L));
+        w.processed(P0, 10);
+        w.processed(P0, 11);
+        assertThat(w.lineage())
+                .extracting(
+                        OffsetRange::getPartition,
+                        OffsetRange::getFromOffset,
+                        OffsetRange::getUntilOffset)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(0, 10L, 12L));
+        assertThat(w.offsetsToCommit().get(P0).offset()).isEqualTo(12);
+        assertThat(w.offsetsToCommit().get(P1).offset()).isZero();
+
+        w.reset();
+        w.processed(P0, 12);
+        w.processed(P1, 0);
+        assertThat(w.lineage())
+                .extracting(
+                        OffsetRange::getPartition,
+                        OffsetRange::getFromOffset,
+                        OffsetRange::getUntilOffset)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(0, 12L, 13L),
+                        org.assertj.core.groups.Tuple.tuple(1, 0L, 1L));
+    }
+
+    @Test
+    void shouldAverageStepMetricsAndCountStalenessPerVersionGap() {
+        final TrainingWindow w = new TrainingWindow();
+        w.step(new StepStats(1.0, 0.1, 0.0, 2.0, 10));
+        w.step(new StepStats(3.0, 0.3, 0.5, 4.0, 30));
+        w.trained(Groups.group("a", 0, 4, 64), 0);
+        w.trained(Groups.group("b", 0, 4, 64), 2);
+        w.trained(Groups.group("c", 0, 4, 64), 2);
+        assertThat(w.metrics()).containsEntry("loss", 2.0).containsEntry("gradNorm", 3.0);
+        assertThat(w.metrics().get("kl")).isCloseTo(0.2, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(w.stalenessHistogram()).containsEntry("0", 1L).containsEntry("2", 2L);
+        assertThat(w.counters().getTokens()).isEqualTo(40);
+        assertThat(w.trainedIds()).containsExactly("a", "b", "c");
+    }
+}
