@@ -149,7 +149,11 @@ public final class DeadLetters {
     }
 
     private static String message(final Throwable error) {
-        final StringBuilder text = new StringBuilder(String.valueOf(error.getMessage()));
+        final StringBuilder text =
+                new StringBuilder(
+                        error.getMessage() == null
+                                ? error.getClass().getSimpleName()
+                                : error.getMessage());
         Throwable cause = error.getCause();
         // The root cause often says more than the wrapper ("Found string, expecting int").
         while (cause != null && cause != cause.getCause()) {
