@@ -23,10 +23,10 @@ class TrainerTest {
         final float[] logitsBefore;
         try (WorldModel model = WorldModel.create(Fixtures.tiny(), Fixtures.TOKENIZER_JSON, 1);
                 Trainer trainer = model.trainer(CONFIG, null, null)) {
-            examples = Fixtures.examples(model, 8);
+            examples = Fixtures.examples(model, 4);
             final double first = trainer.sftStep(examples).loss();
             double last = first;
-            for (int i = 0; i < 25; i++) {
+            for (int i = 0; i < 14; i++) {
                 last = trainer.sftStep(examples).loss();
             }
             assertThat(last).isLessThan(first * 0.6);
@@ -44,9 +44,9 @@ class TrainerTest {
                 Trainer trainer = model.trainer(CONFIG, null, loaded.optimizerState())) {
             assertThat(model.scorer().score(examples.subList(0, 2)).get(1))
                     .containsExactly(logitsBefore);
-            assertThat(trainer.optimizer().steps()).isEqualTo(26);
+            assertThat(trainer.optimizer().steps()).isEqualTo(15);
             double last = Double.MAX_VALUE;
-            for (int i = 0; i < 10; i++) {
+            for (int i = 0; i < 4; i++) {
                 last = trainer.sftStep(examples).loss();
             }
             assertThat(last).isLessThan(lossBeforeSave);
