@@ -2,6 +2,7 @@ package dev.rwml.env;
 
 import dev.rwml.events.NextStateKind;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -34,6 +35,14 @@ public interface Environment {
 
     /** True once the goal is reached, the episode was ended by the user, or the step cap is hit. */
     boolean done();
+
+    /**
+     * Facts about this episode that every transition carries in its metadata (e.g. the task type),
+     * so consumers can slice the log without parsing texts. Empty unless an environment adds some.
+     */
+    default Map<String, String> metadata() {
+        return Map.of();
+    }
 
     /** What an action produced. */
     record Step(

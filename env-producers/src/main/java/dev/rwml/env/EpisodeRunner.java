@@ -1,0 +1,119 @@
+package dev.rwml.env;
+
+import dev.rwml.events.EnvRef;
+import dev.rwml.events.PolicyRef;
+import dev.rwml.events.Transition;
+import dev.rwml.events.Turn;
+import java.time.Clock;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Objects;
+import java.util.SplittableRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one episode of an environment with an agent and returns its transitions, in step order.
+ *
+ * <p>A run is a pure function of (source, agent, agent id, seed, episode number, history length,
+ * clock): the environment seed and the agent's random stream are both derived from (seed, episode
+ * number), so with a fixed clock the same inputs give identical records. Ids: episode {@code
+ * <split>-<seed>-<n>}, transition {@code <env>/<episodeId>/<step>} (step from 0).
+ *
+ * @param historyTurns H, how many earlier (action, observation it produced) turns each transition
+ *     carries, oldest first
+ * @param maxSteps a safety stop for environments without a step cap; the episode's last record then
+ *     has {@code done=false}
+ * @param clock the source of event times; a fixed or stepping clock makes runs reproducible
+ */
+public record EpisodeRunner(int historyTurns, int maxSteps, Clock clock) {
+
+    /** The paper's history length. */
+    public static final int DEFAULT_HISTORY_TURNS = 2;
+
+    /** Far above every environment's own cap; only a runaway environment reaches it. */
+    public static final int DEFAULT_MAX_STEPS = 1_000;
+
+    private static final Logger LOG = LoggerFactory.getLogger(EpisodeRunner.class);
+
+    public EpisodeRunner {
+        if (historyTurns < 0) {
+            throw new IllegalArgumentException("historyTurns must be >= 0, got " + historyTurns);
+        }
+        if (maxSteps < 1) {
+            throw new IllegalArgumentException("maxSteps must be >= 1, got " + maxSteps);
+        }
+        Objects.requireNonNull(clock, "clock");
+    }
+
+    /** A runner with H = 2 and the default safety stop. */
+    public static EpisodeRunner withClock(final Clock clock) {
+        return new EpisodeRunner(DEFAULT_HISTORY_TURNS, DEFAULT_MAX_STEPS, clock);
+    }
+
+    /** The episode id of episode {@code n} of {@code seed} in a split. */
+    public static String episodeId(final String split, final long seed, final int n) {
+        return split + "-" + seed + "-" + n;
+    }
+
+    /** Runs episode {@code n} of {@code seed} to its end and returns its transitions. */
+    public List<Transition> run(
+            final EnvironmentSource source,
+            final Agent agent,
+            final String agentId,
+            final long seed,
+            final int n) {
+        final SplittableRandom base = new SplittableRandom(seed ^ (0x9E3779B97F4A7C15L * (n + 1L)));
+        final long envSeed = base.nextLong();
+        final SplittableRandom agentRng = base.split();
+        final Environment env = source.create(envSeed);
+        final String episodeId = episodeId(source.split(), seed, n);
+        final EnvRef envRef = new EnvRef(source.name(), source.version(), source.split());
+        final PolicyRef policy = new PolicyRef(agent.name(), null);
+        final Deque<Turn> history = new ArrayDeque<>();
+        final List<Transition> out = new ArrayList<>();
+        for (int step = 0; !env.done() && step < maxSteps; step++) {
+            final String observation = env.observation();
+            final List<String> admissible = List.copyOf(env.admissibleActions());
+            final String action = agent.act(env, agentRng);
+            final Environment.Step result = env.step(action);
+            out.add(
+                    Transition.newBuilder()
+                            .setTransitionId(source.name() + "/" + episodeId + "/" + step)
+                            .setEnv(envRef)
+                            .setEpisodeId(episodeId)
+                            .setStep(step)
+                            .setAgentId(agentId)
+                            .setPolicy(policy)
+                            .setTask(env.task())
+                            .setHistory(List.copyOf(history))
+                            .setObservation(observation)
+                            .setAction(action)
+                            .setNextObservation(result.observation())
+                            .setNextKind(result.kind())
+                            .setEnvReward(result.reward())
+                            .setDone(result.done())
+                            .setActionValid(result.actionValid())
+                            .setAdmissibleActions(admissible)
+                            .setEventTime(clock.instant().truncatedTo(ChronoUnit.MILLIS))
+                            .setMetadata(env.metadata())
+                            .build());
+            history.addLast(new Turn(action, result.observation()));
+            if (history.size() > historyTurns) {
+                history.removeFirst();
+            }
+        }
+        if (!env.done()) {
+            LOG.warn(
+                    "Episode {} of {} stopped at the safety limit of {} steps without finishing",
+                    episodeId,
+                    source.name(),
+                    maxSteps);
+        }
+        LOG.debug("Episode {} of {} ran {} steps", episodeId, source.name(), out.size());
+        return out;
+    }
+}

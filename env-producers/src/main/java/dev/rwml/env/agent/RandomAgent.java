@@ -1,0 +1,28 @@
+package dev.rwml.env.agent;
+
+import dev.rwml.env.Agent;
+import dev.rwml.env.Environment;
+import java.util.List;
+import java.util.random.RandomGenerator;
+
+/** Picks uniformly among the admissible actions: the exploration policy of the paper's data. */
+public final class RandomAgent implements Agent {
+
+    /** The policy name recorded on transitions. */
+    public static final String NAME = "random";
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public String act(final Environment env, final RandomGenerator rng) {
+        final List<String> actions = env.admissibleActions();
+        if (actions.isEmpty()) {
+            throw new IllegalStateException(
+                    env.name() + " offers no admissible action; the random agent cannot act");
+        }
+        return actions.get(rng.nextInt(actions.size()));
+    }
+}
