@@ -6,7 +6,6 @@ import dev.rwml.events.Sampling;
 import dev.rwml.events.Transition;
 import dev.rwml.worldmodel.generate.Sample;
 import dev.rwml.worldmodel.prompt.Prompt;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -53,7 +52,6 @@ final class BatchingPredictionProcessor
     private final Deserializer<Transition> transitions;
     private final DeadLetterRouter deadLetters;
     private final SamplingSettings sampling;
-    private final Clock clock;
 
     private ProcessorContext<byte[], SpecificRecord> context;
     private KeyValueStore<Long, BufferedRecord> buffer;
@@ -66,8 +64,7 @@ final class BatchingPredictionProcessor
             final ModelSlot slot,
             final PredictionMetrics metrics,
             final Deserializer<Transition> transitions,
-            final DeadLetterRouter deadLetters,
-            final Clock clock) {
+            final DeadLetterRouter deadLetters) {
         this.config = config;
         this.storeName = storeName;
         this.slot = slot;
@@ -75,7 +72,6 @@ final class BatchingPredictionProcessor
         this.transitions = transitions;
         this.deadLetters = deadLetters;
         this.sampling = SamplingSettings.of(config);
-        this.clock = clock;
     }
 
     @Override
@@ -83,7 +79,7 @@ final class BatchingPredictionProcessor
         this.context = context;
         this.buffer = context.getStateStore(storeName);
         this.buffered = (int) buffer.approximateNumEntries();
-        this.oldestBufferedAtMs = clock.millis();
+        this.oldestBufferedAtMs = context.currentSystemTimeMs();
         if (buffered > 0) {
             LOG.info(
                     "Task {} restored {} buffered transitions; they are generated within {} ms",
@@ -93,7 +89,7 @@ final class BatchingPredictionProcessor
         }
         final long tick = Math.max(1, config.batchMaxWait().toMillis() / 4);
         context.schedule(
-                Duration.ofMillis(tick), PunctuationType.WALL_CLOCK_TIME, now -> flushIfDue());
+                Duration.ofMillis(tick), PunctuationType.WALL_CLOCK_TIME, this::flushIfDue);
     }
 
     @Override
@@ -130,7 +126,7 @@ final class BatchingPredictionProcessor
             return;
         }
         if (buffered == 0) {
-            oldestBufferedAtMs = clock.millis();
+            oldestBufferedAtMs = context.currentSystemTimeMs();
         }
         // Keyed by source offset: unique within the task's one input partition, and ordered.
         buffer.put(incoming.offset(), incoming);
@@ -140,9 +136,8 @@ final class BatchingPredictionProcessor
         }
     }
 
-    private void flushIfDue() {
-        if (buffered > 0
-                && clock.millis() - oldestBufferedAtMs >= config.batchMaxWait().toMillis()) {
+    private void flushIfDue(final long nowMs) {
+        if (buffered > 0 && nowMs - oldestBufferedAtMs >= config.batchMaxWait().toMillis()) {
             flush();
         }
     }
@@ -215,7 +210,7 @@ final class BatchingPredictionProcessor
         final long nanos = System.nanoTime() - start;
         long generatedTokens = 0;
         int emitted = 0;
-        final long now = clock.millis();
+        final long now = context.currentSystemTimeMs();
         for (int i = 0; i < pending.size(); i++) {
             final List<Sample> group = groups.get(i);
             if (group == null) {

@@ -86,13 +86,7 @@ public final class PredictionTopology {
                 PROCESSOR,
                 () ->
                         new BatchingPredictionProcessor(
-                                config,
-                                BUFFER_STORE,
-                                slot,
-                                metrics,
-                                wiring.transitions(),
-                                router,
-                                clock),
+                                config, BUFFER_STORE, slot, metrics, wiring.transitions(), router),
                 SOURCE);
         topology.addStateStore(buffer, PROCESSOR);
         topology.addSink(
