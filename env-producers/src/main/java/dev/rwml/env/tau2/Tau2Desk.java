@@ -32,6 +32,7 @@ public final class Tau2Desk implements Environment {
     /** The default cap on agent actions per conversation. */
     public static final int DEFAULT_MAX_STEPS = 40;
 
+    private static final int SEEN_LIMIT = 6_000;
     private static final String TRANSFER_TOOL = "transfer_to_human_agents";
     private static final List<String> CANNED =
             List.of(
@@ -183,6 +184,10 @@ public final class Tau2Desk implements Environment {
             valid = runTool(parsed);
         }
         seen.append(action).append('\n').append(observation).append('\n');
+        if (seen.length() > SEEN_LIMIT) {
+            // candidates come from recent turns; a bounded window keeps each step's scan cheap
+            seen.delete(0, seen.length() - SEEN_LIMIT);
+        }
         if (steps >= maxSteps) {
             done = true;
         }
