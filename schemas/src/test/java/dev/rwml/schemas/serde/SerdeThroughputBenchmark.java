@@ -1,0 +1,147 @@
+package dev.rwml.schemas.serde;
+
+import static org.awaitility.Awaitility.await;
+
+import dev.rwml.events.Transition;
+import dev.rwml.ops.embedded.KafkaStack;
+import dev.rwml.schemas.SampleEvents;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Produce and consume throughput of ~1 KB Transition events through the Avro serde and the real
+ * registry, against the same events as pre-encoded raw bytes on the same broker.
+ */
+class SerdeThroughputBenchmark {
+    private static final Logger LOG = LoggerFactory.getLogger(SerdeThroughputBenchmark.class);
+
+    @RegisterExtension static final KafkaStack KAFKA = KafkaStack.embedded();
+
+    private static final int RECORDS = 50_000;
+    private static final int WARMUP = 5_000;
+
+    @Test
+    void compareAvroSerdeWithRawBytes() throws Exception {
+        final EventSerde<Transition> serde =
+                EventSerdes.forValue(
+                        Transition.class, EventSerdes.registryConfig(KAFKA.schemaRegistryUrl()));
+        final List<Transition> events = new ArrayList<>(RECORDS);
+        for (int i = 0; i < RECORDS; i++) {
+            events.add(SampleEvents.transition(i, 780));
+        }
+        final String probeTopic = "bench-probe-" + UUID.randomUUID();
+        final List<byte[]> raw = new ArrayList<>(RECORDS);
+        for (final Transition event : events) {
+            raw.add(serde.serializer().serialize(probeTopic, event));
+        }
+        final int size = raw.get(0).length;
+
+        // Warm both paths up so the JIT and the registry cache are not what is measured.
+        produce(
+                "bench-warm-avro-" + UUID.randomUUID(),
+                events.subList(0, WARMUP),
+                serde.serializer());
+        produce(
+                "bench-warm-raw-" + UUID.randomUUID(),
+                raw.subList(0, WARMUP),
+                new ByteArraySerializer());
+
+        final String avroTopic = "bench-avro-" + UUID.randomUUID();
+        final String rawTopic = "bench-raw-" + UUID.randomUUID();
+        final double avroProduce = produce(avroTopic, events, serde.serializer());
+        final double rawProduce = produce(rawTopic, raw, new ByteArraySerializer());
+        final double avroConsume = consume(avroTopic, serde.deserializer());
+        final double rawConsume = consume(rawTopic, new ByteArrayDeserializer());
+
+        final String report =
+                String.format(
+                        "%nSerde throughput, %d Transition records of %d bytes, one embedded broker"
+                                + " (acks=all, idempotent)%n"
+                                + "  produce: avro+registry %,10.0f rec/s   raw bytes %,10.0f rec/s"
+                                + "   ratio %.2f%n"
+                                + "  consume: avro+registry %,10.0f rec/s   raw bytes %,10.0f rec/s"
+                                + "   ratio %.2f%n",
+                        RECORDS,
+                        size,
+                        avroProduce,
+                        rawProduce,
+                        avroProduce / rawProduce,
+                        avroConsume,
+                        rawConsume,
+                        avroConsume / rawConsume);
+        LOG.info("{}", report);
+    }
+
+    private static <V> double produce(
+            final String topic, final List<V> values, final Serializer<V> serializer)
+            throws Exception {
+        final long start = System.nanoTime();
+        try (KafkaProducer<String, V> producer =
+                new KafkaProducer<>(
+                        Map.of(
+                                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                                KAFKA.bootstrapServers(),
+                                ProducerConfig.LINGER_MS_CONFIG,
+                                5,
+                                ProducerConfig.BATCH_SIZE_CONFIG,
+                                256 * 1024),
+                        new StringSerializer(),
+                        serializer)) {
+            for (int i = 0; i < values.size(); i++) {
+                producer.send(new ProducerRecord<>(topic, "alfworld/ep/" + i, values.get(i)));
+            }
+            producer.flush();
+        }
+        return values.size() / ((System.nanoTime() - start) / 1e9);
+    }
+
+    private static <V> double consume(final String topic, final Deserializer<V> deserializer) {
+        final int[] count = {0};
+        try (KafkaConsumer<String, V> consumer =
+                new KafkaConsumer<>(
+                        Map.of(
+                                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                                KAFKA.bootstrapServers(),
+                                ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
+                                2_000),
+                        new StringDeserializer(),
+                        deserializer)) {
+            // Assigned, not subscribed: a group rebalance would be measured with the decoding.
+            final List<TopicPartition> partitions =
+                    consumer.partitionsFor(topic).stream()
+                            .map(p -> new TopicPartition(topic, p.partition()))
+                            .toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            final long start = System.nanoTime();
+            await().atMost(Duration.ofMinutes(2))
+                    .pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(1))
+                    .until(
+                            () -> {
+                                count[0] += consumer.poll(Duration.ofMillis(100)).count();
+                                return count[0] >= RECORDS;
+                            });
+            return count[0] / ((System.nanoTime() - start) / 1e9);
+        }
+    }
+}
