@@ -1,0 +1,225 @@
+package dev.rwml.reward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.rwml.events.DeadLetter;
+import dev.rwml.events.Difficulty;
+import dev.rwml.events.PredictionGroup;
+import dev.rwml.events.RewardedGroup;
+import dev.rwml.events.RewardedSample;
+import dev.rwml.events.Transition;
+import dev.rwml.ops.embedded.KafkaStack;
+import dev.rwml.reward.score.RewardSpecTable;
+import dev.rwml.schemas.deadletter.DeadLetters;
+import dev.rwml.schemas.serde.EventSerdes;
+import dev.rwml.schemas.topics.TopicCatalog;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.streams.KafkaStreams;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The reward stage and a rescore on the embedded broker and Apicurio registry. */
+class RewardStreamIT {
+
+    @RegisterExtension static final KafkaStack KAFKA = KafkaStack.embedded();
+
+    private static final int GROUPS = 5;
+
+    private RewardConfig config(final String run, final Path stateDir) {
+        final RewardConfig d =
+                RewardConfig.defaults(run, KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl());
+        return new RewardConfig(
+                        run,
+                        run,
+                        d.bootstrapServers(),
+                        d.schemaRegistryUrl(),
+                        d.envs(),
+                        d.rewardSpecs(),
+                        d.embedding(),
+                        d.advantageMode(),
+                        d.advantageEpsilon(),
+                        d.subsample(),
+                        Duration.ofMinutes(1),
+                        Duration.ofSeconds(5),
+                        d.maxTextChars(),
+                        1,
+                        stateDir.toString(),
+                        Map.of())
+                .withStreamsOverrides(Map.of("commit.interval.ms", "100"));
+    }
+
+    @Test
+    void shouldRewardPredictionsAndRescoreThemIntoANewRun() throws Exception {
+        final String suffix = UUID.randomUUID().toString().substring(0, 8);
+        final String run = "it-" + suffix;
+        final String rescoreRun = "it-rescore-" + suffix;
+        final Path state = Files.createTempDirectory("rwml-reward-it");
+
+        try (RewardStage stage = RewardApp.start(config(run, state), new SimpleMeterRegistry())) {
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> stage.state() == KafkaStreams.State.RUNNING);
+            produceInputs(run, suffix);
+
+            final List<RewardedGroup> rewards =
+                    awaitValues(
+                            TopicCatalog.defaults().run(run).rewards().name(),
+                            GROUPS,
+                            RewardedGroup.class);
+            assertThat(rewards)
+                    .extracting(RewardedGroup::getTransitionId)
+                    .containsExactlyInAnyOrderElementsOf(ids(suffix));
+            for (final RewardedGroup group : rewards) {
+                assertThat(group.getRun()).isEqualTo(run);
+                assertThat(group.getSamples())
+                        .extracting(RewardedSample::getReward)
+                        .containsExactly(1.0, 0.0);
+                assertThat(group.getDifficulty()).isEqualTo(Difficulty.INFORMATIVE);
+                assertThat(group.getRewardSpec().getMethod()).isEqualTo("embedding-cosine");
+            }
+            final List<ConsumerRecord<byte[], byte[]>> letters =
+                    awaitRecords(TopicCatalog.defaults().run(run).deadLetters().name(), 1);
+            assertThat(
+                            new String(
+                                    letters.get(0)
+                                            .headers()
+                                            .lastHeader(DeadLetters.REASON_HEADER)
+                                            .value(),
+                                    StandardCharsets.UTF_8))
+                    .isEqualTo("WRONG_MAGIC_BYTE");
+            assertThat(decode(letters.get(0), DeadLetter.class).getSourceTopic())
+                    .isEqualTo("rwml." + run + ".predictions");
+            assertThat(stage.embedder().modelCalls()).isLessThanOrEqualTo(GROUPS);
+        }
+
+        try (RewardStage rescore =
+                Rescorer.start(
+                        config(rescoreRun, state),
+                        run,
+                        RewardSpecTable.parse("TEXT=exact"),
+                        new SimpleMeterRegistry())) {
+            final List<RewardedGroup> rescored =
+                    awaitValues(
+                            TopicCatalog.defaults().run(rescoreRun).rewards().name(),
+                            GROUPS,
+                            RewardedGroup.class);
+            assertThat(rescored)
+                    .extracting(RewardedGroup::getTransitionId)
+                    .containsExactlyInAnyOrderElementsOf(ids(suffix));
+            for (final RewardedGroup group : rescored) {
+                assertThat(group.getRun()).isEqualTo(rescoreRun);
+                assertThat(group.getRewardSpec().getMethod()).isEqualTo("exact-match");
+                // The paraphrase passed the cosine spec but is not an exact match.
+                assertThat(group.getSamples())
+                        .extracting(RewardedSample::getReward)
+                        .containsExactly(0.0, 0.0);
+                assertThat(group.getDifficulty()).isEqualTo(Difficulty.HARD);
+            }
+            assertThat(rescore.config().isRescore()).isTrue();
+        }
+    }
+
+    private static List<String> ids(final String suffix) {
+        final List<String> ids = new ArrayList<>();
+        for (int i = 0; i < GROUPS; i++) {
+            ids.add("alfworld/" + suffix + "/" + i);
+        }
+        return ids;
+    }
+
+    private void produceInputs(final String run, final String suffix) {
+        final Map<String, Object> registry =
+                Map.of("schema.registry.url", KAFKA.schemaRegistryUrl());
+        final Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            final var transitions = EventSerdes.forValue(Transition.class, registry).serializer();
+            final var predictions =
+                    EventSerdes.forValue(PredictionGroup.class, registry).serializer();
+            final String predictionsTopic = "rwml." + run + ".predictions";
+            for (final String id : ids(suffix)) {
+                final byte[] key = id.getBytes(StandardCharsets.UTF_8);
+                producer.send(
+                        new ProducerRecord<>(
+                                TopicCatalog.TRANSITIONS,
+                                key,
+                                transitions.serialize(
+                                        TopicCatalog.TRANSITIONS,
+                                        Fixtures.transition(id, "alfworld", Fixtures.FRIDGE))));
+                producer.send(
+                        new ProducerRecord<>(
+                                predictionsTopic,
+                                key,
+                                predictions.serialize(
+                                        predictionsTopic,
+                                        Fixtures.group(
+                                                id,
+                                                Fixtures.FRIDGE_PARAPHRASE,
+                                                Fixtures.NOTHING))));
+            }
+            producer.send(
+                    new ProducerRecord<>(
+                            predictionsTopic,
+                            "alfworld/garbage/0".getBytes(StandardCharsets.UTF_8),
+                            new byte[] {42, 0, 0, 0, 1, 2}));
+            producer.flush();
+        }
+    }
+
+    private List<ConsumerRecord<byte[], byte[]>> awaitRecords(final String topic, final int count) {
+        final Map<String, Object> props = new HashMap<>();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, "reward-it-" + UUID.randomUUID());
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        final List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(
+                        props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            await().atMost(Duration.ofSeconds(120))
+                    .until(
+                            () -> {
+                                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+                                return records.size() >= count;
+                            });
+        }
+        assertThat(records).hasSize(count);
+        return records;
+    }
+
+    private <T extends org.apache.avro.specific.SpecificRecord> List<T> awaitValues(
+            final String topic, final int count, final Class<T> type) {
+        final List<T> values = new ArrayList<>();
+        for (final ConsumerRecord<byte[], byte[]> record : awaitRecords(topic, count)) {
+            values.add(decode(record, type));
+        }
+        return values;
+    }
+
+    private <T extends org.apache.avro.specific.SpecificRecord> T decode(
+            final ConsumerRecord<byte[], byte[]> record, final Class<T> type) {
+        return EventSerdes.forValue(type, Map.of("schema.registry.url", KAFKA.schemaRegistryUrl()))
+                .deserializer()
+                .deserialize(record.topic(), record.value());
+    }
+}
