@@ -1,5 +1,6 @@
 package dev.rwml.ops.embedded;
 
+import org.apache.kafka.common.utils.internals.AppInfoParser;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.wait.strategy.Wait;
 import org.testcontainers.kafka.KafkaContainer;
@@ -8,7 +9,9 @@ import org.testcontainers.utility.DockerImageName;
 /** Kafka and Apicurio Registry in Docker containers, configured like the embedded cluster. */
 final class ContainerBackend implements KafkaStack.Backend {
 
-    static final String KAFKA_IMAGE = "apache/kafka:4.1.0";
+    /** The broker image of the same version as the Kafka client jars in use. */
+    static final String KAFKA_IMAGE = "apache/kafka:" + AppInfoParser.getVersion();
+
     static final String REGISTRY_IMAGE =
             "apicurio/apicurio-registry:" + ApicurioDistribution.version();
 

@@ -106,7 +106,9 @@ final class EmbeddedKafkaBroker implements AutoCloseable {
                         Map.entry("group.initial.rebalance.delay.ms", "0"),
                         Map.entry("message.max.bytes", String.valueOf(MAX_MESSAGE_BYTES)),
                         Map.entry("replica.fetch.max.bytes", String.valueOf(MAX_MESSAGE_BYTES)),
-                        Map.entry("log.cleaner.dedupe.buffer.size", String.valueOf(1024 * 1024)),
+                        // The default 128 MiB is allocated up front, per broker; tests run several.
+                        Map.entry(
+                                "log.cleaner.dedupe.buffer.size", String.valueOf(8 * 1024 * 1024)),
                         Map.entry("auto.create.topics.enable", "true")));
         return p;
     }
