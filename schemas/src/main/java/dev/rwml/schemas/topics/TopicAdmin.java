@@ -33,6 +33,8 @@ import org.slf4j.LoggerFactory;
 public final class TopicAdmin {
     private static final Logger LOG = LoggerFactory.getLogger(TopicAdmin.class);
 
+    private static final long METADATA_RETRY_MS = 100;
+
     private final Admin admin;
     private final CatalogSettings settings;
     private final Duration timeout;
@@ -79,7 +81,7 @@ public final class TopicAdmin {
         final List<String> existing =
                 specs.keySet().stream().filter(n -> !created.contains(n)).toList();
         final Map<String, Integer> existingPartitions =
-                created.size() == missing.size() ? partitions : describe(names);
+                created.size() == missing.size() ? partitions : describeVisible(names, existing);
 
         final List<String> problems = new ArrayList<>();
         final Map<String, Map<String, String>> configs = configs(existing);
@@ -121,13 +123,9 @@ public final class TopicAdmin {
 
     private static void checkPartitions(
             final TopicSpec<?, ?> spec,
-            final Integer actual,
+            final int actual,
             final int reference,
             final List<String> problems) {
-        if (actual == null) {
-            // Created concurrently and not visible yet: it was created from the same catalog.
-            return;
-        }
         if (spec.partitionRule() == PartitionRule.CO_PARTITIONED && actual != reference) {
             problems.add(
                     "topic "
@@ -236,6 +234,34 @@ public final class TopicAdmin {
             }
         }
         return created;
+    }
+
+    /**
+     * Describes until every topic in {@code mustSee} is visible: a topic another client just
+     * created can be missing from a broker's metadata for a moment.
+     */
+    private Map<String, Integer> describeVisible(
+            final Collection<String> names, final Collection<String> mustSee) {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            final Map<String, Integer> partitions = describe(names);
+            if (partitions.keySet().containsAll(mustSee)) {
+                return partitions;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new KafkaException(
+                        "topics "
+                                + mustSee
+                                + " exist but the broker did not show all of them within "
+                                + timeout);
+            }
+            try {
+                Thread.sleep(METADATA_RETRY_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new KafkaException("interrupted while waiting for topic metadata", e);
+            }
+        }
     }
 
     private Map<String, Integer> describe(final Collection<String> names) {

@@ -193,6 +193,9 @@ class SchemasIT {
                                         Optional.empty())))
                 .all()
                 .get();
+        await().atMost(Duration.ofSeconds(30))
+                .ignoreExceptions()
+                .until(() -> partitions(predictions) == transitions + 1);
 
         assertThatThrownBy(() -> new TopicAdmin(admin, catalog).ensure(catalog.forRun(run)))
                 .isInstanceOf(TopicMismatchException.class)
