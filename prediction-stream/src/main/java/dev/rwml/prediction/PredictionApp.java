@@ -20,6 +20,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
@@ -226,7 +227,12 @@ public final class PredictionApp implements AutoCloseable {
             phase = Phase.CLOSED;
         }
         starter.interrupt();
-        streams.close(Duration.ofSeconds(60));
+        // Leaving the group hands the partitions to the remaining or next instance at once,
+        // instead of after the session timeout.
+        streams.close(
+                CloseOptions.groupMembershipOperation(
+                                CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                        .withTimeout(Duration.ofSeconds(60)));
         follower.close();
         channel.close();
         slot.close();

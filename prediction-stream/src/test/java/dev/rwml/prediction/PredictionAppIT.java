@@ -1,0 +1,367 @@
+package dev.rwml.prediction;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.rwml.events.ArtifactRef;
+import dev.rwml.events.DeadLetter;
+import dev.rwml.events.ModelChunk;
+import dev.rwml.events.ModelVersion;
+import dev.rwml.events.PredictionGroup;
+import dev.rwml.events.TrainingCounters;
+import dev.rwml.events.Transition;
+import dev.rwml.ops.embedded.KafkaStack;
+import dev.rwml.schemas.serde.EventSerdes;
+import dev.rwml.schemas.topics.RunTopics;
+import dev.rwml.schemas.topics.TopicAdmin;
+import dev.rwml.schemas.topics.TopicCatalog;
+import dev.rwml.worldmodel.channel.ChunkObserver;
+import dev.rwml.worldmodel.channel.ModelChannel;
+import dev.rwml.worldmodel.channel.ModelPublisher;
+import dev.rwml.worldmodel.checkpoint.Checkpoint;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The prediction stage on the embedded broker and registry, with a real tiny world model. */
+class PredictionAppIT {
+
+    @RegisterExtension static final KafkaStack KAFKA = KafkaStack.embedded();
+
+    private static final Duration WAIT = Duration.ofSeconds(120);
+    private static final TopicCatalog CATALOG = TopicCatalog.defaults();
+
+    @TempDir Path stateDir;
+
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+    private String run;
+    private RunTopics topics;
+    private Map<String, String> registry;
+    private ModelChannel channel;
+    private KafkaProducer<byte[], byte[]> modelProducer;
+    private KafkaProducer<byte[], byte[]> transitionProducer;
+    private Serializer<Transition> transitionSerializer;
+
+    @BeforeEach
+    void createRun() {
+        run = "pred-it-" + UUID.randomUUID().toString().substring(0, 8);
+        topics = CATALOG.run(run);
+        registry = EventSerdes.registryConfig(KAFKA.schemaRegistryUrl());
+        try (Admin admin =
+                Admin.create(
+                        Map.of(
+                                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                                KAFKA.bootstrapServers()))) {
+            new TopicAdmin(admin, CATALOG).ensure(CATALOG.forRun(run));
+        }
+        channel = closeLater(new ModelChannel(topics, KAFKA.bootstrapServers(), registry));
+        modelProducer = closeLater(new KafkaProducer<>(channel.producerConfig("models-" + run)));
+        modelProducer.initTransactions();
+        final Map<String, Object> producer = new HashMap<>();
+        producer.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
+        producer.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        producer.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        transitionProducer = closeLater(new KafkaProducer<>(producer));
+        transitionSerializer = CATALOG.transitions().valueSerde(registry).serializer();
+    }
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = closeables.size() - 1; i >= 0; i--) {
+            closeables.get(i).close();
+        }
+    }
+
+    private <T extends AutoCloseable> T closeLater(final T closeable) {
+        closeables.add(closeable);
+        return closeable;
+    }
+
+    private PredictionConfig config(final Map<String, String> overrides) {
+        final Map<String, String> values = new HashMap<>();
+        // Other tests of this JVM wrote to the shared transitions topic before this one started.
+        values.put("start.from", Instant.now().toString());
+        values.put("batch.size", "4");
+        values.put("batch.max.wait.ms", "100");
+        values.put("group.size", "2");
+        values.put("sampling.max.new.tokens", "6");
+        values.put("state.dir", stateDir.toString());
+        values.put("streams.commit.interval.ms", "200");
+        values.putAll(overrides);
+        return PredictionConfig.defaults(run, KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl())
+                .with(values);
+    }
+
+    private PredictionApp startApp() {
+        return startApp(Map.of());
+    }
+
+    private PredictionApp startApp(final Map<String, String> overrides) {
+        return closeLater(
+                PredictionApp.start(
+                        config(overrides),
+                        new SimpleMeterRegistry(),
+                        CheckpointModelLoader.standard()));
+    }
+
+    /** Whether the run's group has committed offsets up to the end of every partition. */
+    private boolean consumedEverything() throws Exception {
+        try (Admin admin =
+                Admin.create(
+                        Map.of(
+                                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                                KAFKA.bootstrapServers()))) {
+            final Map<TopicPartition, OffsetAndMetadata> committed =
+                    admin.listConsumerGroupOffsets("rwml-prediction-" + run)
+                            .partitionsToOffsetAndMetadata()
+                            .get();
+            final Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            committed.keySet().stream()
+                    .filter(tp -> tp.topic().equals(TopicCatalog.TRANSITIONS))
+                    .forEach(tp -> latest.put(tp, OffsetSpec.latest()));
+            if (latest.isEmpty()) {
+                return false;
+            }
+            final var ends = admin.listOffsets(latest).all().get();
+            return latest.keySet().stream()
+                    .allMatch(tp -> committed.get(tp).offset() == ends.get(tp).offset());
+        }
+    }
+
+    private void publishModel(final long version, final long seed) {
+        final Checkpoint checkpoint = TinyWorldModels.checkpoint(version, seed);
+        modelProducer.beginTransaction();
+        ModelPublisher.chunked(channel)
+                .publish(
+                        modelProducer,
+                        manifest(version),
+                        Checkpoint.FORMAT,
+                        checkpoint.toBytes(),
+                        ChunkObserver.NONE);
+        modelProducer.commitTransaction();
+    }
+
+    /** Publishes a version whose one chunk has a flipped byte, so its SHA-256 does not match. */
+    private void publishCorruptedModel(final long version) throws Exception {
+        final byte[] good = TinyWorldModels.checkpoint(version, 99).toBytes();
+        final byte[] bad = good.clone();
+        bad[bad.length / 2] ^= 0x5A;
+        final Serializer<ModelChunk> chunks =
+                topics.modelChunks().valueSerde(registry).serializer();
+        final Serializer<ModelVersion> manifests =
+                topics.models().valueSerde(registry).serializer();
+        modelProducer.beginTransaction();
+        final RecordMetadata chunk =
+                modelProducer
+                        .send(
+                                new ProducerRecord<>(
+                                        channel.chunksTopic(),
+                                        0,
+                                        ModelChannel.keyBytes(ModelChannel.chunkKey(version, 0)),
+                                        chunks.serialize(
+                                                channel.chunksTopic(),
+                                                ModelChunk.newBuilder()
+                                                        .setRun(run)
+                                                        .setVersion(version)
+                                                        .setIndex(0)
+                                                        .setCount(1)
+                                                        .setData(ByteBuffer.wrap(bad))
+                                                        .build())))
+                        .get();
+        final ModelVersion manifest =
+                manifest(version)
+                        .setArtifact(
+                                ArtifactRef.newBuilder()
+                                        .setFormat(Checkpoint.FORMAT)
+                                        .setSizeBytes(good.length)
+                                        .setSha256(Checkpoint.sha256(good))
+                                        .setChunkCount(1)
+                                        .setChunkPartition(0)
+                                        .setFirstChunkOffset(chunk.offset())
+                                        .build())
+                        .build();
+        modelProducer.send(
+                new ProducerRecord<>(
+                        channel.modelsTopic(),
+                        ModelChannel.keyBytes(Long.toString(version)),
+                        manifests.serialize(channel.modelsTopic(), manifest)));
+        modelProducer.commitTransaction();
+    }
+
+    private ModelVersion.Builder manifest(final long version) {
+        return ModelVersion.newBuilder()
+                .setRun(run)
+                .setVersion(version)
+                .setParentVersion(version == 0 ? null : version - 1)
+                .setCreatedAt(Instant.now())
+                .setObjective(version == 0 ? "init" : "grpo")
+                .setCounters(TrainingCounters.newBuilder().build());
+    }
+
+    private List<String> produceTransitions(final String episode, final int from, final int to) {
+        final List<String> ids = new ArrayList<>();
+        for (int step = from; step < to; step++) {
+            final Transition t =
+                    TinyWorldModels.transition(episode, step, "next " + step, step % 3);
+            sendRaw(
+                    t.getTransitionId(),
+                    transitionSerializer.serialize(TopicCatalog.TRANSITIONS, t));
+            ids.add(t.getTransitionId());
+        }
+        transitionProducer.flush();
+        return ids;
+    }
+
+    private void sendRaw(final String key, final byte[] value) {
+        transitionProducer.send(
+                new ProducerRecord<>(
+                        TopicCatalog.TRANSITIONS, key.getBytes(StandardCharsets.UTF_8), value));
+    }
+
+    /** Everything committed on a topic so far, read with read_committed from the beginning. */
+    private <V> List<ConsumerRecord<String, V>> readCommitted(
+            final String topic, final Deserializer<V> values) {
+        final Map<String, Object> props = new HashMap<>();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        try (KafkaConsumer<String, V> consumer =
+                new KafkaConsumer<>(props, new StringDeserializer(), values)) {
+            final List<TopicPartition> partitions =
+                    consumer.partitionsFor(topic).stream()
+                            .map(p -> new TopicPartition(topic, p.partition()))
+                            .toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            final Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+            final List<ConsumerRecord<String, V>> out = new ArrayList<>();
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+                consumer.poll(Duration.ofMillis(200)).forEach(out::add);
+            }
+            return out;
+        }
+    }
+
+    private List<PredictionGroup> groups() {
+        return readCommitted(
+                        topics.predictions().name(),
+                        topics.predictions().valueSerde(registry).deserializer())
+                .stream()
+                .map(ConsumerRecord::value)
+                .toList();
+    }
+
+    private Set<String> keys(final List<PredictionGroup> groups) {
+        return groups.stream().map(PredictionGroup::getTransitionId).collect(Collectors.toSet());
+    }
+
+    @Test
+    void shouldEmitExactlyOneGroupPerTransitionAcrossARestartMidStream() {
+        publishModel(0, 1);
+        // Batches of 7 and no time-based flush: once everything is consumed, the transitions of
+        // each partition's last partial batch sit in the buffer store with their offsets
+        // committed, so only the store can bring them back after the restart.
+        final PredictionApp first =
+                startApp(Map.of("batch.size", "7", "batch.max.wait.ms", "600000"));
+        final List<String> ids = new ArrayList<>(produceTransitions("restart", 0, 30));
+        await().atMost(WAIT).until(this::consumedEverything);
+        first.close();
+        assertThat(groups()).isNotEmpty().hasSizeLessThan(ids.size());
+
+        ids.addAll(produceTransitions("restart", 30, 60));
+        final PredictionApp second = startApp();
+        await().atMost(WAIT).until(() -> keys(groups()).size() == ids.size());
+        second.close();
+
+        final List<PredictionGroup> all = groups();
+        assertThat(all).hasSize(ids.size());
+        assertThat(keys(all)).containsExactlyInAnyOrderElementsOf(ids);
+    }
+
+    @Test
+    void shouldWaitForVersionZeroThenServeNewVersionsAndRejectACorruptedOne() throws Exception {
+        final PredictionApp app = startApp();
+        final List<String> early = produceTransitions("versions", 0, 4);
+        assertThat(app.phase()).isEqualTo(PredictionApp.Phase.WAITING_FOR_MODEL);
+
+        publishModel(0, 1);
+        await().atMost(WAIT).until(() -> keys(groups()).containsAll(early));
+
+        publishCorruptedModel(1);
+        await().atMost(WAIT).until(() -> app.rejectedModelVersions() == 1);
+        final List<String> afterCorrupt = produceTransitions("versions", 4, 8);
+        await().atMost(WAIT).until(() -> keys(groups()).containsAll(afterCorrupt));
+
+        publishModel(2, 2);
+        await().atMost(WAIT).until(() -> app.models().version().orElse(-1) == 2);
+        final List<String> afterSwap = produceTransitions("versions", 8, 12);
+        await().atMost(WAIT).until(() -> keys(groups()).containsAll(afterSwap));
+
+        final Map<String, Long> versions =
+                groups().stream()
+                        .collect(
+                                Collectors.toMap(
+                                        PredictionGroup::getTransitionId,
+                                        PredictionGroup::getModelVersion));
+        assertThat(early).allSatisfy(id -> assertThat(versions.get(id)).isZero());
+        assertThat(afterCorrupt).allSatisfy(id -> assertThat(versions.get(id)).isZero());
+        assertThat(afterSwap).allSatisfy(id -> assertThat(versions.get(id)).isEqualTo(2L));
+    }
+
+    @Test
+    void shouldRouteAPoisonRecordToTheDeadLetterTopicWhileTheRestFlow() {
+        publishModel(0, 1);
+        startApp();
+        final byte[] garbage = {0x13, 0x37, 0x00, 0x42, 0x7f};
+        final List<String> before = produceTransitions("poison", 0, 5);
+        sendRaw("poison/garbage/0", garbage);
+        final List<String> after = produceTransitions("poison", 5, 10);
+
+        await().atMost(WAIT)
+                .until(
+                        () -> {
+                            final Set<String> seen = keys(groups());
+                            return seen.containsAll(before) && seen.containsAll(after);
+                        });
+        final List<ConsumerRecord<String, DeadLetter>> letters =
+                readCommitted(
+                        topics.deadLetters().name(),
+                        topics.deadLetters().valueSerde(registry).deserializer());
+        assertThat(letters).hasSize(1);
+        assertThat(letters.get(0).key()).isEqualTo("poison/garbage/0");
+        assertThat(letters.get(0).value().getOriginalValue()).isEqualTo(ByteBuffer.wrap(garbage));
+        assertThat(letters.get(0).value().getSourceTopic()).isEqualTo(TopicCatalog.TRANSITIONS);
+        assertThat(groups()).hasSize(before.size() + after.size());
+    }
+}
