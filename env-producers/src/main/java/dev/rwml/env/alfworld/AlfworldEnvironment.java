@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -113,7 +114,7 @@ public final class AlfworldEnvironment implements Environment {
     public Map<String, String> metadata() {
         final Map<String, String> meta = new LinkedHashMap<>();
         meta.put("taskType", game.goal().type().id());
-        meta.put("grammar", grammar.name().toLowerCase(java.util.Locale.ROOT));
+        meta.put("grammar", grammar.name().toLowerCase(Locale.ROOT));
         meta.put("split", split.id());
         meta.put("roomType", game.layout().room().id());
         meta.put("layoutId", Integer.toString(game.layout().id()));

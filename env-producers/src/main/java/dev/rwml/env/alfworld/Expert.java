@@ -158,6 +158,9 @@ final class Expert {
                                 Comparator.comparingInt((Receptacle r) -> rank(type, r.name()))
                                         .thenComparingInt(Receptacle::number));
         if (next.isEmpty()) {
+            // Objects only move through the agent's hands into receptacles it is looking into,
+            // so a fully searched room still shows every object; this answer is only a safe,
+            // admissible no-op should an environment change break that invariant.
             return "look";
         }
         final String name = next.get().name();

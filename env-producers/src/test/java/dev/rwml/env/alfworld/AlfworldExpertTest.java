@@ -6,6 +6,7 @@ import dev.rwml.env.Environment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.SplittableRandom;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -40,5 +41,31 @@ class AlfworldExpertTest {
         }
         assertThat(failures).as("unsolved %s games", type.id()).isEmpty();
         assertThat(totalSteps / (double) GAMES_PER_TYPE).isLessThan(50);
+    }
+
+    @ParameterizedTest
+    @EnumSource(TaskType.class)
+    void shouldRecoverWhenAnotherPolicyDisturbsTheWorldBetweenExpertMoves(final TaskType type) {
+        int solved = 0;
+        final int games = 200;
+        for (int seed = 0; seed < games; seed++) {
+            final AlfworldEnvironment env =
+                    AlfworldGames.create(
+                            Split.TRAIN, seed, Grammar.CURRENT, Optional.of(type), 200);
+            final SplittableRandom rng = new SplittableRandom(seed);
+            while (!env.done()) {
+                final List<String> admissible = env.admissibleActions();
+                final String expert = env.expertAction().orElseThrow();
+                assertThat(admissible).as("expert move in seed %d", seed).contains(expert);
+                final boolean disturb = rng.nextDouble() < 0.3;
+                env.step(disturb ? admissible.get(rng.nextInt(admissible.size())) : expert);
+            }
+            if (env.steps() < 200) {
+                solved++;
+            }
+        }
+        assertThat(solved)
+                .as("%s games solved despite 30%% random moves", type.id())
+                .isEqualTo(games);
     }
 }
