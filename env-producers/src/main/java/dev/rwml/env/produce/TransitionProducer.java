@@ -1,0 +1,219 @@
+package dev.rwml.env.produce;
+
+import dev.rwml.env.Agent;
+import dev.rwml.env.EnvironmentSource;
+import dev.rwml.env.EpisodeRunner;
+import dev.rwml.events.Transition;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs N agents concurrently over M episodes of an environment and publishes every transition to
+ * {@code rwml.transitions} (key: transitionId, value: Avro {@link Transition}), as configured by a
+ * {@link ProducerConfig}.
+ *
+ * <p>Episode {@code n} belongs to agent {@code n mod N}; each agent runs its episodes in order with
+ * the {@link EpisodeRunner}, then sends the episode's transitions, through the shared rate limit
+ * when one is set. {@link #stop()} (e.g. from a SIGINT hook) ends the run gracefully: agents take
+ * no new episode, the episodes already computed are sent whole without the rate limit, the producer
+ * is flushed and closed, and {@link #run()} returns a result marked {@code stopped}. An agent that
+ * fails (e.g. the schema registry is unreachable) stops the others, and {@link #run()} rethrows its
+ * error after the flush.
+ */
+public final class TransitionProducer {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TransitionProducer.class);
+
+    private final ProducerConfig config;
+    private final MeterRegistry meters;
+    private final ProgressListener listener;
+    private final AtomicBoolean stopping = new AtomicBoolean();
+    private final AtomicLong episodesSent = new AtomicLong();
+    private final AtomicReference<RateLimiter> limiter = new AtomicReference<>();
+
+    public TransitionProducer(
+            final ProducerConfig config,
+            final MeterRegistry meters,
+            final ProgressListener listener) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.meters = Objects.requireNonNull(meters, "meters");
+        this.listener = Objects.requireNonNull(listener, "listener");
+    }
+
+    /** Runs {@code config} to its end without progress reports: the library entry point. */
+    public static ProducerResult run(final ProducerConfig config) {
+        return new TransitionProducer(config, new SimpleMeterRegistry(), ProgressListener.NONE)
+                .run();
+    }
+
+    /** Runs every episode (or until {@link #stop()}) and returns what was published. */
+    public ProducerResult run() {
+        final EnvironmentSource source = config.env().source(config.split(), config.grammar());
+        config.rate().ifPresent(r -> limiter.set(RateLimiter.of(r)));
+        if (stopping.get()) {
+            // Stopped before the limiter existed: release it now.
+            stop();
+        }
+        final long started = System.nanoTime();
+        LOG.info(
+                "running {} episodes of {}/{} with {} agents ({}), seed {}",
+                config.episodes(),
+                source.name(),
+                source.split(),
+                config.agents(),
+                config.policy(),
+                config.seed());
+        final ExecutorService agents = Executors.newFixedThreadPool(config.agents(), threads());
+        final ScheduledExecutorService reporter =
+                Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "rwml-env-progress"));
+        Throwable failure = null;
+        final long errors;
+        final long acknowledged;
+        try (TransitionPublisher publisher =
+                TransitionPublisher.open(config.kafka(), meters, "run")) {
+            final long every = config.progressInterval().toMillis();
+            reporter.scheduleAtFixedRate(
+                    () -> report(publisher, started), every, every, TimeUnit.MILLISECONDS);
+            final List<Future<?>> running = new ArrayList<>();
+            for (int i = 0; i < config.agents(); i++) {
+                final int agent = i;
+                running.add(
+                        agents.submit(
+                                () -> {
+                                    runAgent(agent, source, publisher);
+                                    return null;
+                                }));
+            }
+            failure = awaitAll(running);
+            publisher.flush();
+            reporter.shutdownNow();
+            errors = publisher.errors();
+            acknowledged = publisher.acknowledged();
+        } finally {
+            agents.shutdownNow();
+            reporter.shutdownNow();
+        }
+        final Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
+        listener.finished(new Progress(episodesSent.get(), acknowledged, errors, elapsed));
+        if (failure != null) {
+            throw new IllegalStateException(
+                    "an agent failed, the run stopped: " + failure.getMessage(), failure);
+        }
+        final ProducerResult result =
+                new ProducerResult(
+                        episodesSent.get(),
+                        acknowledged,
+                        errors,
+                        elapsed,
+                        episodesSent.get() < config.episodes());
+        LOG.info("{}", result.summary());
+        return result;
+    }
+
+    /**
+     * Asks the run to end: no new episodes, the current ones are sent whole and unthrottled. Safe
+     * from any thread (e.g. a shutdown hook), before or during {@link #run()}.
+     */
+    public void stop() {
+        if (stopping.compareAndSet(false, true)) {
+            LOG.info("stopping: finishing the current episodes, then flushing");
+        }
+        final RateLimiter current = limiter.get();
+        if (current != null) {
+            current.release();
+        }
+    }
+
+    private void runAgent(
+            final int index, final EnvironmentSource source, final TransitionPublisher publisher)
+            throws InterruptedException {
+        final Agent agent = config.policy().agent(config.epsilon());
+        final String agentId = "agent-" + index;
+        for (int n = index; n < config.episodes() && !stopping.get(); n += config.agents()) {
+            final EpisodeRunner runner =
+                    new EpisodeRunner(
+                            config.historyTurns(),
+                            EpisodeRunner.DEFAULT_MAX_STEPS,
+                            EpisodeClock.forEpisode(config.baseTime(), n));
+            final List<Transition> episode = runner.run(source, agent, agentId, config.seed(), n);
+            for (final Transition transition : episode) {
+                final RateLimiter rate = limiter.get();
+                if (rate != null) {
+                    rate.acquire();
+                }
+                publisher.send(transition);
+            }
+            publisher.episodeSent(source.name());
+            episodesSent.incrementAndGet();
+        }
+    }
+
+    private Throwable awaitAll(final List<Future<?>> running) {
+        Throwable failure = null;
+        boolean interrupted = false;
+        for (final Future<?> future : running) {
+            while (true) {
+                try {
+                    future.get();
+                    break;
+                } catch (ExecutionException e) {
+                    if (failure == null) {
+                        failure = e.getCause();
+                        LOG.error("an agent failed; stopping the others", failure);
+                        stop();
+                    }
+                    break;
+                } catch (InterruptedException e) {
+                    // Interrupted while waiting: stop gracefully and keep waiting for the agents.
+                    interrupted = true;
+                    stop();
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return failure;
+    }
+
+    private void report(final TransitionPublisher publisher, final long started) {
+        try {
+            listener.update(
+                    new Progress(
+                            episodesSent.get(),
+                            publisher.acknowledged(),
+                            publisher.errors(),
+                            Duration.ofNanos(System.nanoTime() - started)));
+        } catch (RuntimeException e) {
+            LOG.warn("the progress listener failed; the run goes on", e);
+        }
+    }
+
+    private static ThreadFactory threads() {
+        final AtomicInteger count = new AtomicInteger();
+        return r -> daemon(r, "rwml-env-agent-" + count.getAndIncrement());
+    }
+
+    private static Thread daemon(final Runnable r, final String name) {
+        final Thread thread = new Thread(r, name);
+        thread.setDaemon(true);
+        return thread;
+    }
+}
