@@ -1,0 +1,360 @@
+package dev.rwml.trainer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.rwml.events.ModelVersion;
+import dev.rwml.events.OffsetRange;
+import dev.rwml.events.RewardedGroup;
+import dev.rwml.ops.embedded.KafkaStack;
+import dev.rwml.worldmodel.checkpoint.Checkpoint;
+import dev.rwml.worldmodel.tokenizer.WorldModelTokenizer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The trainer on the embedded broker and registry with the real DJL model: lineage, crash and
+ * resume at every named fault point, staleness.
+ */
+class TrainerIT {
+
+    @RegisterExtension static final KafkaStack KAFKA = KafkaStack.embedded();
+
+    private static final AtomicInteger RUNS = new AtomicInteger();
+    private static final Duration WAIT = Duration.ofSeconds(180);
+    private static int vocab;
+
+    @TempDir java.nio.file.Path dir;
+
+    @BeforeAll
+    static void vocabulary() {
+        try (WorldModelTokenizer t = WorldModelTokenizer.fromJson(TrainerFixture.tokenizerJson())) {
+            vocab = t.vocabSize();
+        }
+    }
+
+    /** A crash injected by a test. */
+    static final class SimulatedCrash extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        SimulatedCrash(final FaultPoint point) {
+            super("simulated crash at " + point);
+        }
+    }
+
+    /** Every committed version and the ids trained into it, across trainer incarnations. */
+    static final class Ledger implements PublishListener {
+        final List<ModelVersion> versions = new CopyOnWriteArrayList<>();
+        final List<String> trained = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void published(final ModelVersion manifest, final List<String> ids) {
+            versions.add(manifest);
+            trained.addAll(ids);
+        }
+    }
+
+    private String newRun() {
+        final String run = "trainer-it-" + RUNS.incrementAndGet();
+        TrainerFixture.init(KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl(), run, vocab);
+        return run;
+    }
+
+    private TrainerConfig config(final String run, final Map<String, String> overrides) {
+        final Map<String, String> all = new HashMap<>();
+        all.put("bootstrapServers", KAFKA.bootstrapServers());
+        all.put("schemaRegistryUrl", KAFKA.schemaRegistryUrl());
+        all.put("groupsPerStep", "2");
+        all.put("publishEverySteps", "2");
+        all.put("batchTimeout", "PT0.3S");
+        all.put("learningRate", "0.001");
+        all.put("chunkSizeBytes", "16384");
+        all.putAll(overrides);
+        return TrainerConfig.defaults(run).with(all);
+    }
+
+    private static List<RewardedGroup> groups(
+            final String prefix, final int n, final long version) {
+        final List<RewardedGroup> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(Groups.group(prefix + "/" + i + "/0", version, 4, vocab));
+        }
+        return out;
+    }
+
+    private static CompletableFuture<Long> start(final TrainerLoop loop) {
+        return CompletableFuture.supplyAsync(loop::run);
+    }
+
+    @Test
+    void shouldPublishVersionsWhoseLineageCoversTheStreamOnce() throws Exception {
+        final String run = newRun();
+        final List<RewardedGroup> input = groups("alfworld/e1", 12, 0);
+        try (KafkaProducer<String, byte[]> p =
+                TrainerFixture.rewardsProducer(KAFKA.bootstrapServers())) {
+            TrainerFixture.send(KAFKA.schemaRegistryUrl(), run, p, input);
+        }
+        final Ledger ledger = new Ledger();
+        final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        try (TrainerLoop loop =
+                new TrainerLoop(
+                        config(run, Map.of()),
+                        WorldModelPolicyTrainer.factory(),
+                        meters,
+                        FaultHook.NONE,
+                        ledger)) {
+            final CompletableFuture<Long> done = start(loop);
+            await().atMost(WAIT).until(() -> ledger.trained.size() == 12 || done.isDone());
+            loop.close();
+            assertThat(done.get()).isEqualTo(3L);
+        }
+        assertThat(ledger.trained)
+                .containsExactlyInAnyOrderElementsOf(ids(input))
+                .doesNotHaveDuplicates();
+        assertThat(ledger.versions)
+                .extracting(ModelVersion::getVersion)
+                .containsExactly(1L, 2L, 3L);
+        assertCoversOnce(ledger.versions, 12);
+        final ModelVersion last = ledger.versions.get(2);
+        assertThat(last.getParentVersion()).isEqualTo(2L);
+        assertThat(last.getCounters().getSteps()).isEqualTo(2);
+        assertThat(last.getCounters().getGroups()).isEqualTo(4);
+        assertThat(last.getMetrics())
+                .containsKeys("meanReward", "passRate", "loss", "kl", "clipFraction", "gradNorm");
+        assertThat(last.getTrainerConfig()).containsEntry("objective", "grpo");
+        assertThat(meters.get("rwml.trainer.model.version").gauge().value()).isEqualTo(3.0);
+        assertThat(meters.get("rwml.trainer.groups").counter().count()).isEqualTo(12.0);
+
+        final List<ModelVersion> listed =
+                ModelCommands.list(KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl(), run);
+        assertThat(listed).extracting(ModelVersion::getVersion).containsExactly(0L, 1L, 2L, 3L);
+        assertThat(ModelCommands.describe(listed.get(3)))
+                .contains("v3 parent=2 grpo")
+                .contains("lineage=[rwml." + run);
+        final java.nio.file.Path exported =
+                ModelCommands.export(
+                        KAFKA.bootstrapServers(),
+                        KAFKA.schemaRegistryUrl(),
+                        run,
+                        OptionalLong.empty(),
+                        Optional.empty(),
+                        dir);
+        final Checkpoint checkpoint =
+                Checkpoint.fromBytes(java.nio.file.Files.readAllBytes(exported));
+        assertThat(checkpoint.version()).isEqualTo(3);
+        assertThat(checkpoint.optimizerState()).isNotEmpty();
+    }
+
+    @ParameterizedTest
+    @EnumSource(
+            value = FaultPoint.class,
+            names = {"BETWEEN_STEPS", "BETWEEN_CHUNKS", "BEFORE_COMMIT"})
+    void shouldTrainEveryGroupExactlyOnceAcrossACrashAndRestart(final FaultPoint point)
+            throws Exception {
+        final String run = newRun();
+        final List<RewardedGroup> input = groups("alfworld/" + point, 16, 0);
+        try (KafkaProducer<String, byte[]> p =
+                TrainerFixture.rewardsProducer(KAFKA.bootstrapServers())) {
+            TrainerFixture.send(KAFKA.schemaRegistryUrl(), run, p, input);
+        }
+        final Ledger ledger = new Ledger();
+        // Crash at the first `point` after version 1 was committed.
+        final FaultHook crash =
+                new FaultHook() {
+                    private boolean committedOnce;
+
+                    @Override
+                    public void at(final FaultPoint reached) {
+                        if (reached == FaultPoint.AFTER_COMMIT) {
+                            committedOnce = true;
+                        } else if (reached == point && committedOnce) {
+                            throw new SimulatedCrash(point);
+                        }
+                    }
+                };
+        final TrainerConfig config = config(run, Map.of("stalenessBound", "100"));
+        try (TrainerLoop first =
+                new TrainerLoop(
+                        config,
+                        WorldModelPolicyTrainer.factory(),
+                        new SimpleMeterRegistry(),
+                        crash,
+                        ledger)) {
+            final CompletableFuture<Long> done = start(first);
+            await().atMost(WAIT).until(done::isDone);
+            assertThat(done).isCompletedExceptionally();
+        }
+        assertThat(ledger.versions).extracting(ModelVersion::getVersion).containsExactly(1L);
+
+        try (TrainerLoop second =
+                new TrainerLoop(
+                        config,
+                        WorldModelPolicyTrainer.factory(),
+                        new SimpleMeterRegistry(),
+                        FaultHook.NONE,
+                        ledger)) {
+            final CompletableFuture<Long> done = start(second);
+            await().atMost(WAIT).until(() -> ledger.trained.size() >= 16 || done.isDone());
+            second.close();
+            assertThat(done.get()).isEqualTo(4L);
+        }
+        assertThat(ledger.trained)
+                .containsExactlyInAnyOrderElementsOf(ids(input))
+                .doesNotHaveDuplicates();
+        assertThat(ledger.versions)
+                .extracting(ModelVersion::getVersion)
+                .containsExactly(1L, 2L, 3L, 4L);
+        assertCoversOnce(ledger.versions, 16);
+        final List<ModelVersion> committed =
+                ModelCommands.list(KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl(), run);
+        assertThat(committed)
+                .extracting(ModelVersion::getVersion)
+                .containsExactly(0L, 1L, 2L, 3L, 4L);
+    }
+
+    @Test
+    void shouldDropAndCountStaleGroupsAndSkipThoseWithoutSignal() throws Exception {
+        final String run = newRun();
+        final Ledger ledger = new Ledger();
+        final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        final TrainerConfig config = config(run, Map.of("stalenessBound", "0"));
+        try (KafkaProducer<String, byte[]> p =
+                        TrainerFixture.rewardsProducer(KAFKA.bootstrapServers());
+                TrainerLoop loop =
+                        new TrainerLoop(
+                                config,
+                                WorldModelPolicyTrainer.factory(),
+                                meters,
+                                FaultHook.NONE,
+                                ledger)) {
+            TrainerFixture.send(KAFKA.schemaRegistryUrl(), run, p, groups("a", 4, 0));
+            final CompletableFuture<Long> done = start(loop);
+            await().atMost(WAIT).until(() -> ledger.versions.size() == 1 || done.isDone());
+
+            // Everything without signal first, so its drops land in version 2's window.
+            final List<RewardedGroup> noSignal = new ArrayList<>(groups("stale", 2, 0));
+            noSignal.add(Groups.zeroAdvantage(Groups.group("flat/0/0", 1, 4, vocab)));
+            noSignal.add(Groups.notKept(Groups.group("easy/0/0", 1, 4, vocab)));
+            TrainerFixture.send(KAFKA.schemaRegistryUrl(), run, p, noSignal);
+            p.send(
+                    new ProducerRecord<>(
+                            "rwml." + run + ".rewards", "junk/0/0", new byte[] {1, 2, 3}));
+            p.flush();
+            await().atMost(WAIT)
+                    .until(
+                            () ->
+                                    meters.get("rwml.trainer.dead.letters").counter().count() == 1.0
+                                            && meters.get("rwml.trainer.groups.dropped")
+                                                            .tag("reason", "stale")
+                                                            .counter()
+                                                            .count()
+                                                    == 2.0
+                                            && meters.get("rwml.trainer.groups.dropped")
+                                                            .tag("reason", "not-kept")
+                                                            .counter()
+                                                            .count()
+                                                    == 1.0
+                                            && meters.get("rwml.trainer.groups.dropped")
+                                                            .tag("reason", "zero-advantage")
+                                                            .counter()
+                                                            .count()
+                                                    == 1.0);
+            TrainerFixture.send(KAFKA.schemaRegistryUrl(), run, p, groups("fresh", 4, 1));
+            await().atMost(WAIT).until(() -> ledger.versions.size() == 2 || done.isDone());
+            loop.close();
+            done.get();
+        }
+        final ModelVersion v2 = ledger.versions.get(1);
+        assertThat(v2.getCounters().getDroppedStale()).isEqualTo(2);
+        assertThat(v2.getCounters().getSkippedZeroAdvantage()).isEqualTo(1);
+        assertThat(v2.getMetrics()).containsEntry("skippedNotKept", 1.0);
+        assertThat(ledger.trained).doesNotContain("stale/0/0", "stale/1/0", "flat/0/0", "easy/0/0");
+        assertThat(
+                        meters.get("rwml.trainer.groups.dropped")
+                                .tag("reason", "stale")
+                                .counter()
+                                .count())
+                .isEqualTo(2.0);
+        assertThat(meters.get("rwml.trainer.dead.letters").counter().count()).isEqualTo(1.0);
+    }
+
+    @Test
+    void shouldTrainOnObservedNextStatesInSftMode() throws Exception {
+        final String run = newRun();
+        final Ledger ledger = new Ledger();
+        try (KafkaProducer<String, byte[]> p =
+                        TrainerFixture.rewardsProducer(KAFKA.bootstrapServers());
+                TrainerLoop loop =
+                        new TrainerLoop(
+                                config(run, Map.of("objective", "sft")),
+                                WorldModelPolicyTrainer.factory(),
+                                new SimpleMeterRegistry(),
+                                FaultHook.NONE,
+                                ledger)) {
+            TrainerFixture.send(
+                    KAFKA.schemaRegistryUrl(),
+                    run,
+                    p,
+                    List.of(
+                            Groups.zeroAdvantage(Groups.group("s/0/0", 0, 4, vocab)),
+                            Groups.group("s/1/0", 0, 4, vocab),
+                            Groups.group("s/2/0", 0, 4, vocab),
+                            Groups.group("s/3/0", 0, 4, vocab)));
+            final CompletableFuture<Long> done = start(loop);
+            await().atMost(WAIT).until(() -> ledger.versions.size() == 1 || done.isDone());
+            loop.close();
+            done.get();
+        }
+        assertThat(ledger.versions.get(0).getObjective()).isEqualTo("sft");
+        assertThat(ledger.trained).hasSize(4);
+        assertThat(ledger.versions.get(0).getMetrics().get("loss")).isPositive();
+    }
+
+    private static List<String> ids(final List<RewardedGroup> groups) {
+        return groups.stream().map(RewardedGroup::getTransitionId).toList();
+    }
+
+    /** Lineage ranges of consecutive versions touch and never overlap, and cover every record. */
+    private static void assertCoversOnce(final List<ModelVersion> versions, final long records) {
+        final Map<Integer, Long> next = new HashMap<>();
+        long covered = 0;
+        for (final ModelVersion v : versions) {
+            for (final OffsetRange r : v.getLineage()) {
+                final long expectedFrom = next.getOrDefault(r.getPartition(), 0L);
+                assertThat(r.getFromOffset())
+                        .as(
+                                "version %d partition %d starts where the last range ended",
+                                v.getVersion(), r.getPartition())
+                        .isEqualTo(expectedFrom);
+                next.put(r.getPartition(), r.getUntilOffset());
+                covered += r.getUntilOffset() - r.getFromOffset();
+            }
+        }
+        assertThat(covered).isEqualTo(records);
+        assertThat(
+                        Collections.max(
+                                        versions,
+                                        java.util.Comparator.comparingLong(
+                                                ModelVersion::getVersion))
+                                .getVersion())
+                .isEqualTo(versions.size());
+    }
+}
