@@ -1,0 +1,67 @@
+package dev.rwml.ops.cli;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
+
+/** The {@code rwml} command: one entry point whose subcommands run the pipeline's parts. */
+@Command(
+        name = "rwml",
+        mixinStandardHelpOptions = true,
+        versionProvider = Rwml.Version.class,
+        description = "Continual Reinforcement World Model Learning on Apache Kafka.",
+        subcommands = {
+            // One line per subcommand.
+            UpCommand.class,
+            CommandLine.HelpCommand.class
+        })
+public final class Rwml implements Runnable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Rwml.class);
+
+    @CommandLine.Spec private CommandLine.Model.CommandSpec spec;
+
+    /** Applies to every subcommand: {@code rwml up --verbose} and {@code rwml --verbose up}. */
+    @Option(
+            names = {"-v", "--verbose"},
+            scope = ScopeType.INHERIT,
+            description = "Log at DEBUG for rwml and INFO for Kafka and the registry.")
+    void verbose(final boolean verbose) {
+        if (verbose) {
+            Logging.verbose();
+        }
+    }
+
+    public static void main(final String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command line with every subcommand; tests execute it in-process. */
+    static CommandLine commandLine() {
+        return new CommandLine(new Rwml())
+                .setExecutionExceptionHandler(
+                        (e, commandLine, parseResult) -> {
+                            // The message says what to do; the trace is for --verbose.
+                            commandLine.getErr().println("rwml: " + e.getMessage());
+                            LOG.debug("rwml failed", e);
+                            return commandLine.getCommandSpec().exitCodeOnExecutionException();
+                        });
+    }
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "Name a subcommand.");
+    }
+
+    /** Reports the version recorded in the jar's manifest by the build. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            final String v = Rwml.class.getPackage().getImplementationVersion();
+            return new String[] {"rwml " + (v == null ? "(development build)" : v)};
+        }
+    }
+}

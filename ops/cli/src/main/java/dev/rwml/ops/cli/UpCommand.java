@@ -1,0 +1,111 @@
+package dev.rwml.ops.cli;
+
+import dev.rwml.ops.embedded.EmbeddedCluster;
+import dev.rwml.schemas.topics.CatalogSettings;
+import dev.rwml.schemas.topics.EnsureResult;
+import dev.rwml.schemas.topics.TopicAdmin;
+import dev.rwml.schemas.topics.TopicCatalog;
+import dev.rwml.schemas.topics.TopicSpec;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code rwml up}: runs the embedded Kafka broker and schema registry in the foreground, with the
+ * pipeline's topics created, until Ctrl-C or SIGTERM.
+ */
+@Command(
+        name = "up",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Start an embedded Kafka broker and Apicurio schema registry, create the topics,"
+                    + " print their addresses, and run until Ctrl-C.",
+            "Data stays under --data-dir: starting again there keeps topics, schemas and ports."
+        })
+final class UpCommand implements Callable<Integer> {
+
+    /** Printed first on its own line, so scripts can read the addresses that follow. */
+    static final String BOOTSTRAP_PREFIX = "bootstrap.servers=";
+
+    static final String REGISTRY_PREFIX = "schema.registry.url=";
+    static final String READY_LINE = "rwml up: ready (Ctrl-C to stop)";
+
+    @Spec private CommandSpec spec;
+
+    @Option(
+            names = "--data-dir",
+            defaultValue = ".rwml",
+            description =
+                    "Where the broker and registry keep their data (default: ${DEFAULT-VALUE}).")
+    private Path dataDir;
+
+    @Option(
+            names = "--partitions",
+            description = "Partitions of each created topic (default: the topic catalog's).")
+    private Integer partitions;
+
+    @Option(
+            names = "--run",
+            paramLabel = "NAME",
+            description = "Also create the topics of this training run (rwml.<NAME>.*).")
+    private String run;
+
+    @Override
+    public Integer call() throws Exception {
+        final PrintWriter out = spec.commandLine().getOut();
+        final TopicCatalog catalog = catalog();
+        final List<TopicSpec<?, ?>> topics = new ArrayList<>(catalog.shared());
+        if (run != null) {
+            topics.addAll(catalog.forRun(run));
+        }
+        final EmbeddedCluster cluster = EmbeddedCluster.start(dataDir);
+        final CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime()
+                .addShutdownHook(
+                        new Thread(
+                                () -> {
+                                    cluster.close();
+                                    out.println("rwml up: stopped");
+                                    out.flush();
+                                    stopped.countDown();
+                                },
+                                "rwml-up-shutdown"));
+        final EnsureResult result = ensureTopics(cluster.bootstrapServers(), catalog, topics);
+        out.println(BOOTSTRAP_PREFIX + cluster.bootstrapServers());
+        out.println(REGISTRY_PREFIX + cluster.schemaRegistryUrl());
+        out.println("data.dir=" + cluster.dataDir());
+        out.println("topics.created=" + String.join(",", result.created()));
+        out.println("topics.existing=" + String.join(",", result.existing()));
+        result.warnings().forEach(w -> out.println("warning: " + w));
+        out.println(READY_LINE);
+        out.flush();
+        stopped.await();
+        return 0;
+    }
+
+    private TopicCatalog catalog() {
+        final CatalogSettings defaults = CatalogSettings.defaults();
+        return new TopicCatalog(
+                partitions == null ? defaults : defaults.withPartitions(partitions));
+    }
+
+    private static EnsureResult ensureTopics(
+            final String bootstrap,
+            final TopicCatalog catalog,
+            final List<TopicSpec<?, ?>> topics) {
+        try (Admin admin =
+                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            return new TopicAdmin(admin, catalog).ensure(topics);
+        }
+    }
+}
