@@ -1,7 +1,9 @@
 package dev.rwml.worldmodel.model;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Size of a decoder-only transformer world model, with named presets for tests, the demo and larger
@@ -67,6 +69,23 @@ public record ModelConfig(
     /** The same shape with another vocabulary size (after the tokenizer is trained). */
     public ModelConfig withVocabSize(final int newVocabSize) {
         return new ModelConfig(newVocabSize, dModel, layers, heads, mlp, maxContext, tiedHead);
+    }
+
+    /**
+     * The shape as the string map a model version's manifest carries ({@code modelConfig}), with
+     * the parameter count, so a reader sees the model's size without opening the artifact.
+     */
+    public Map<String, String> toManifestMap() {
+        final Map<String, String> m = new LinkedHashMap<>();
+        m.put("vocabSize", Integer.toString(vocabSize));
+        m.put("dModel", Integer.toString(dModel));
+        m.put("layers", Integer.toString(layers));
+        m.put("heads", Integer.toString(heads));
+        m.put("mlp", Integer.toString(mlp));
+        m.put("maxContext", Integer.toString(maxContext));
+        m.put("tiedHead", Boolean.toString(tiedHead));
+        m.put("parameters", Long.toString(parameterCount()));
+        return m;
     }
 
     /** Width of one attention head. */
