@@ -1,0 +1,119 @@
+package dev.rwml.reward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.rwml.events.NextStateKind;
+import dev.rwml.events.RewardedGroup;
+import dev.rwml.events.RewardedSample;
+import dev.rwml.events.Transition;
+import dev.rwml.reward.embed.TextEmbedder;
+import dev.rwml.reward.group.AdvantageMode;
+import dev.rwml.reward.group.SubsamplePolicy;
+import dev.rwml.reward.score.RewardSpecTable;
+import dev.rwml.reward.score.SimilarityScorer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class GroupRewarderTest {
+
+    private static final String ORDER =
+            "{\"order_id\": \"#W1\", \"status\": \"delivered\", \"total\": 12.5}";
+    private static final String OTHER_ORDER =
+            "{\"status\": \"pending\", \"order_id\": \"#W9\", \"total\": 3}";
+
+    /** Fails the test if cosine scoring is asked for. */
+    private static final TextEmbedder NO_MODEL =
+            new TextEmbedder() {
+                @Override
+                public String modelName() {
+                    return "none";
+                }
+
+                @Override
+                public List<float[]> embedAll(final List<String> texts) {
+                    throw new AssertionError("tool results must not be embedded");
+                }
+            };
+
+    private final RewardMetrics metrics = new RewardMetrics(new SimpleMeterRegistry(), "r1");
+
+    private GroupRewarder rewarder(final SubsamplePolicy subsample) {
+        return new GroupRewarder(
+                "r1",
+                RewardSpecTable.paperDefaults(),
+                new SimilarityScorer(NO_MODEL),
+                AdvantageMode.DR_GRPO,
+                0,
+                subsample,
+                200,
+                metrics,
+                Clock.systemUTC());
+    }
+
+    private static Transition toolResult(final String id, final String output) {
+        final Transition t = Fixtures.transition(id, "retail", output);
+        t.setNextKind(NextStateKind.TOOL_RESULT);
+        return t;
+    }
+
+    @Test
+    void shouldScoreToolResultsWithMaskedRouge() {
+        final RewardedGroup group =
+                rewarder(SubsamplePolicy.paperDefaults())
+                        .reward(
+                                Fixtures.group(
+                                        "retail/e1/0", OTHER_ORDER, "Error: order not found", null),
+                                toolResult("retail/e1/0", ORDER));
+
+        assertThat(group.getRewardSpec().getMethod()).isEqualTo("rouge-l");
+        assertThat(group.getRewardSpec().getEmbeddingModel()).isNull();
+        assertThat(group.getSamples())
+                .extracting(RewardedSample::getSimilarity)
+                .containsExactly(1.0, 0.0, 0.0);
+        assertThat(group.getSamples().get(0).getAdvantage()).isCloseTo(2.0 / 3, within(1e-12));
+        assertThat(group.getSamples().get(1).getAdvantage()).isCloseTo(-1.0 / 3, within(1e-12));
+        assertThat(group.getStats().getPassRate()).isEqualTo(1.0 / 3);
+    }
+
+    @Test
+    void shouldEmitDroppedEasyGroupsWithTheirReason() {
+        final RewardedGroup dropped =
+                rewarder(new SubsamplePolicy(0.0, true, 0))
+                        .reward(
+                                Fixtures.group("retail/e1/0", OTHER_ORDER),
+                                toolResult("retail/e1/0", ORDER));
+        final RewardedGroup kept =
+                rewarder(new SubsamplePolicy(1.0, true, 0))
+                        .reward(
+                                Fixtures.group("retail/e1/0", OTHER_ORDER),
+                                toolResult("retail/e1/0", ORDER));
+
+        assertThat(dropped.getKept()).isFalse();
+        assertThat(dropped.getKeepReason()).isEqualTo("easy-dropped");
+        assertThat(kept.getKept()).isTrue();
+        assertThat(kept.getKeepReason()).isEqualTo("easy-sampled");
+        assertThat(metrics.total("rwml.reward.groups")).isEqualTo(2);
+    }
+
+    @Test
+    void shouldRejectOversizedStatesAndMismatchedIds() {
+        final GroupRewarder rewarder = rewarder(SubsamplePolicy.paperDefaults());
+        assertThatThrownBy(
+                        () ->
+                                rewarder.reward(
+                                        Fixtures.group("retail/e1/0", "x".repeat(201)),
+                                        toolResult("retail/e1/0", ORDER)))
+                .isInstanceOf(InvalidGroupException.class)
+                .hasMessageContaining("max.text.chars=200");
+        assertThatThrownBy(
+                        () ->
+                                rewarder.reward(
+                                        Fixtures.group("retail/e1/0", ORDER),
+                                        toolResult("retail/e2/0", ORDER)))
+                .hasMessageContaining("keys and transitionId fields must agree");
+    }
+}
