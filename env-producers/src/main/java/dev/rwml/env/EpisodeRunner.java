@@ -101,7 +101,7 @@ public record EpisodeRunner(int historyTurns, int maxSteps, Clock clock) {
                             .setEventTime(clock.instant().truncatedTo(ChronoUnit.MILLIS))
                             .setMetadata(env.metadata())
                             .build());
-            history.addLast(new Turn(action, result.observation()));
+            history.addLast(new Turn(action, observation));
             if (history.size() > historyTurns) {
                 history.removeFirst();
             }

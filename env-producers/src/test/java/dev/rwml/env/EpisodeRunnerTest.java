@@ -81,8 +81,7 @@ class EpisodeRunnerTest {
                 for (int k = 0; k < history.size(); k++) {
                     final Transition earlier = episode.get(i - history.size() + k);
                     assertThat(history.get(k).getAction()).isEqualTo(earlier.getAction());
-                    assertThat(history.get(k).getObservation())
-                            .isEqualTo(earlier.getNextObservation());
+                    assertThat(history.get(k).getObservation()).isEqualTo(earlier.getObservation());
                 }
                 if (i > 0) {
                     assertThat(episode.get(i).getObservation())

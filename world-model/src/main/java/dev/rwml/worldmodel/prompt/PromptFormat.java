@@ -83,7 +83,7 @@ public final class PromptFormat {
                 .append(" Predict the immediate next observation after the action.\n");
         s.append("Task: ").append(v.task()).append('\n');
         for (final PromptView.HistoryTurn t : v.history()) {
-            s.append("> ").append(t.action()).append('\n').append(t.observation()).append('\n');
+            s.append(t.observation()).append('\n').append("> ").append(t.action()).append('\n');
         }
         s.append("Your current observation is: ").append(v.observation()).append('\n');
         s.append("Potential action: ").append(v.action()).append('\n');
@@ -98,8 +98,8 @@ public final class PromptFormat {
                 .append(" Predict the tool result or the user's reply to the agent's action.\n");
         s.append("Task: ").append(v.task()).append('\n');
         for (final PromptView.HistoryTurn t : v.history()) {
-            s.append("agent: ").append(t.action()).append('\n');
             s.append("env: ").append(t.observation()).append('\n');
+            s.append("agent: ").append(t.action()).append('\n');
         }
         s.append("Current: ").append(v.observation()).append('\n');
         s.append(v.actionIsToolCall() ? "Agent tool call: " : "Agent message: ")
