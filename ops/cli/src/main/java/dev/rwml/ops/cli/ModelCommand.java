@@ -1,0 +1,186 @@
+package dev.rwml.ops.cli;
+
+import dev.rwml.events.ModelVersion;
+import dev.rwml.events.OffsetRange;
+import dev.rwml.worldmodel.init.BaseModelInit;
+import dev.rwml.worldmodel.init.PretrainingSlice;
+import dev.rwml.worldmodel.train.StepMetrics;
+import java.io.PrintWriter;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code rwml model init}: builds a run's base world model (version 0) from transitions. */
+@Command(
+        name = "model",
+        mixinStandardHelpOptions = true,
+        description = "Create a run's base world model.",
+        subcommands = {ModelCommand.Init.class, CommandLine.HelpCommand.class})
+final class ModelCommand implements Runnable {
+
+    @Spec private CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "Name a subcommand: init.");
+    }
+
+    /** The thin shell over {@link BaseModelInit}: options in, progress lines out. */
+    @Command(
+            name = "init",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Read a pretraining slice of rwml.transitions (earliest offsets up to the end seen"
+                        + " at start), train the tokenizer and a small base world model on it by"
+                        + " SFT, and publish it as version 0 of the run.",
+                "The small base model stands in for the paper's pretrained LLM. Start the run's"
+                        + " prediction stage from the offsets after the slice (printed at the"
+                        + " end), so RWML never trains on the pretraining data."
+            })
+    static final class Init implements Callable<Integer> {
+
+        @Spec private CommandSpec spec;
+
+        @Option(names = "--run", required = true, paramLabel = "NAME", description = "The run.")
+        private String run;
+
+        @Option(
+                names = "--size",
+                defaultValue = "small",
+                description = "Model preset: tiny, small or medium (default: ${DEFAULT-VALUE}).")
+        private String size;
+
+        @Option(
+                names = "--steps",
+                defaultValue = "300",
+                description = "SFT steps (default: ${DEFAULT-VALUE}).")
+        private int steps;
+
+        @Option(
+                names = "--max-transitions",
+                defaultValue = "5000",
+                paramLabel = "N",
+                description = "At most N transitions in the slice (default: ${DEFAULT-VALUE}).")
+        private int maxTransitions;
+
+        @Option(
+                names = "--env",
+                arity = "1..*",
+                paramLabel = "NAME",
+                description = "Pretrain only on these environments (default: all).")
+        private List<String> envs = List.of();
+
+        @Option(
+                names = "--seed",
+                defaultValue = "1",
+                description = "Seed of initialisation and shuffling (default: ${DEFAULT-VALUE}).")
+        private long seed;
+
+        @Option(
+                names = "--bootstrap-servers",
+                required = true,
+                description = "Kafka bootstrap servers (`rwml up` prints them).")
+        private String bootstrapServers;
+
+        @Option(
+                names = "--schema-registry-url",
+                required = true,
+                description = "Confluent-compatible schema registry URL (`rwml up` prints it).")
+        private String schemaRegistryUrl;
+
+        @Override
+        public Integer call() {
+            final PrintWriter out = spec.commandLine().getOut();
+            final BaseModelInit.Config config =
+                    BaseModelInit.Config.of(
+                            run,
+                            bootstrapServers,
+                            schemaRegistryUrl,
+                            size,
+                            steps,
+                            maxTransitions,
+                            new LinkedHashSet<>(envs),
+                            seed);
+            out.printf(
+                    Locale.ROOT,
+                    "rwml model init: run %s, %s model, %d steps, up to %d transitions%n",
+                    run,
+                    size,
+                    steps,
+                    maxTransitions);
+            out.flush();
+            final BaseModelInit.Result result = BaseModelInit.run(config, new Progress(out));
+            out.println("next offsets of rwml.transitions for the prediction stage:");
+            for (final OffsetRange r : result.lineage()) {
+                out.printf(
+                        Locale.ROOT,
+                        "  partition %d: %d (slice [%d, %d))%n",
+                        r.getPartition(),
+                        r.getUntilOffset(),
+                        r.getFromOffset(),
+                        r.getUntilOffset());
+            }
+            out.flush();
+            return 0;
+        }
+    }
+
+    /** Prints the slice, about twenty SFT progress lines, and the published version. */
+    private static final class Progress implements BaseModelInit.Listener {
+        private final PrintWriter out;
+        private final long started = System.nanoTime();
+
+        Progress(final PrintWriter out) {
+            this.out = out;
+        }
+
+        @Override
+        public void sliceRead(final PretrainingSlice slice) {
+            out.printf(
+                    Locale.ROOT,
+                    "slice: %d transitions of %d records read (%d other envs, %d undecodable)%n",
+                    slice.transitions().size(),
+                    slice.scanned(),
+                    slice.otherEnvs(),
+                    slice.undecodable());
+            out.flush();
+        }
+
+        @Override
+        public void step(final StepMetrics m, final int totalSteps) {
+            final long done = m.step() + 1;
+            if (done != 1 && done != totalSteps && done % Math.max(1, totalSteps / 20) != 0) {
+                return;
+            }
+            final double seconds = (System.nanoTime() - started) / 1e9;
+            out.printf(
+                    Locale.ROOT,
+                    "step %d/%d  loss %.4f  grad %.3f  lr %.2e  %.1f s%n",
+                    done,
+                    totalSteps,
+                    m.loss(),
+                    m.gradNorm(),
+                    m.learningRate(),
+                    seconds);
+            out.flush();
+        }
+
+        @Override
+        public void published(final ModelVersion manifest) {
+            out.printf(
+                    Locale.ROOT,
+                    "published version 0 of run %s: %d bytes, sha256 %s, loss %.4f%n",
+                    manifest.getRun(),
+                    manifest.getArtifact().getSizeBytes(),
+                    manifest.getArtifact().getSha256(),
+                    manifest.getMetrics().getOrDefault("loss", Double.NaN));
+            out.flush();
+        }
+    }
+}
