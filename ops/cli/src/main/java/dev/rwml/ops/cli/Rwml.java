@@ -16,6 +16,7 @@ import picocli.CommandLine.ScopeType;
         subcommands = {
             // One line per subcommand.
             UpCommand.class,
+            ModelCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class Rwml implements Runnable {
