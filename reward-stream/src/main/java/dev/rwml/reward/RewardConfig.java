@@ -213,6 +213,17 @@ public record RewardConfig(
 
     /** Reads a properties file (may be null) and then the environment over the defaults. */
     public static RewardConfig load(final Path file, final Map<String, String> environment) {
+        return load(file, environment, Map.of());
+    }
+
+    /**
+     * Layers the defaults, the properties file (may be null), the environment and explicit
+     * overrides (the command line's), then validates.
+     */
+    public static RewardConfig load(
+            final Path file,
+            final Map<String, String> environment,
+            final Map<String, String> overrides) {
         final Map<String, String> settings = new HashMap<>();
         if (file != null) {
             final Properties properties = new Properties();
@@ -232,6 +243,7 @@ public record RewardConfig(
                 settings.put(key, value);
             }
         }
+        settings.putAll(overrides);
         return fromMap(settings);
     }
 

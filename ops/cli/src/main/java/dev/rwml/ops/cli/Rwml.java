@@ -16,7 +16,15 @@ import picocli.CommandLine.ScopeType;
         subcommands = {
             // One line per subcommand.
             UpCommand.class,
+            DemoCommand.class,
             ModelCommand.class,
+            ModelsCommand.class,
+            PredictCommand.class,
+            RewardCommand.class,
+            RescoreCommand.class,
+            TrainCommand.class,
+            StatusCommand.class,
+            DlqCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class Rwml implements Runnable {

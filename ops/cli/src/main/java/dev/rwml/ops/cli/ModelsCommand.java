@@ -1,0 +1,143 @@
+package dev.rwml.ops.cli;
+
+import dev.rwml.events.ModelVersion;
+import dev.rwml.trainer.ModelCommands;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code rwml models list|watch|export}: the published versions of a run. */
+@Command(
+        name = "models",
+        mixinStandardHelpOptions = true,
+        description = "List, follow or export the model versions of a run.",
+        subcommands = {
+            ModelsCommand.ListVersions.class,
+            ModelsCommand.Watch.class,
+            ModelsCommand.Export.class,
+            CommandLine.HelpCommand.class
+        })
+final class ModelsCommand implements Runnable {
+
+    @Spec private CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(
+                spec.commandLine(), "Name one of: list, watch, export.");
+    }
+
+    /** The options every models subcommand takes. */
+    static final class Target {
+        @Option(names = "--run", required = true, paramLabel = "NAME", description = "The run.")
+        String run;
+
+        @Mixin ClusterOptions cluster;
+    }
+
+    @Command(
+            name = "list",
+            mixinStandardHelpOptions = true,
+            description = "One line per version: parent, counters, metrics and lineage.")
+    static final class ListVersions implements Callable<Integer> {
+        @Mixin private Target target;
+        @Spec private CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            final List<ModelVersion> versions =
+                    ModelCommands.list(
+                            target.cluster.bootstrapServers(),
+                            target.cluster.schemaRegistryUrl(),
+                            target.run);
+            final PrintWriter out = spec.commandLine().getOut();
+            if (versions.isEmpty()) {
+                out.println(
+                        "run "
+                                + target.run
+                                + " has no versions yet: `rwml model init --run "
+                                + target.run
+                                + "` publishes version 0");
+            }
+            versions.forEach(v -> out.println(ModelCommands.describe(v)));
+            return 0;
+        }
+    }
+
+    @Command(
+            name = "watch",
+            mixinStandardHelpOptions = true,
+            description = "Print each new verified version as it is published, until Ctrl-C.")
+    static final class Watch implements Callable<Integer> {
+        @Mixin private Target target;
+        @Spec private CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            final PrintWriter out = spec.commandLine().getOut();
+            final CountDownLatch stop = new CountDownLatch(1);
+            try (AutoCloseable watch =
+                    ModelCommands.watch(
+                            target.cluster.bootstrapServers(),
+                            target.cluster.schemaRegistryUrl(),
+                            target.run,
+                            Optional.empty(),
+                            line -> {
+                                out.println(line);
+                                out.flush();
+                            })) {
+                Runtime.getRuntime()
+                        .addShutdownHook(new Thread(stop::countDown, "rwml-models-watch-stop"));
+                stop.await();
+            }
+            return 0;
+        }
+    }
+
+    @Command(
+            name = "export",
+            mixinStandardHelpOptions = true,
+            description =
+                    "Write a version's verified artifact (safetensors, config, tokenizer.json in a"
+                            + " zip) to a directory.")
+    static final class Export implements Callable<Integer> {
+        @Mixin private Target target;
+        @Spec private CommandSpec spec;
+
+        @Option(
+                names = "--version",
+                paramLabel = "N",
+                description = "The version (default: the latest).")
+        private Long version;
+
+        @Option(
+                names = "--dir",
+                defaultValue = ".",
+                description = "Where to write it (default: the current directory).")
+        private Path dir;
+
+        @Override
+        public Integer call() throws Exception {
+            final Path file =
+                    ModelCommands.export(
+                            target.cluster.bootstrapServers(),
+                            target.cluster.schemaRegistryUrl(),
+                            target.run,
+                            version == null ? OptionalLong.empty() : OptionalLong.of(version),
+                            Optional.empty(),
+                            dir);
+            spec.commandLine().getOut().println(file);
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,55 @@
+package dev.rwml.ops.cli;
+
+import dev.rwml.trainer.TrainerApp;
+import dev.rwml.trainer.TrainerConfig;
+import java.io.IOException;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code rwml train}: runs the continual trainer of a run until Ctrl-C. */
+@Command(
+        name = "train",
+        mixinStandardHelpOptions = true,
+        description =
+                "Train the run's world model on rwml.<run>.rewards (GRPO, or SFT for the WM-SFT"
+                        + " baseline) and publish versions to rwml.<run>.models, exactly once with"
+                        + " the consumed offsets.")
+final class TrainCommand implements Callable<Integer> {
+
+    @Option(names = "--run", required = true, paramLabel = "NAME", description = "The run.")
+    private String run;
+
+    @Option(
+            names = "--objective",
+            paramLabel = "grpo|sft",
+            description = "The training objective (default: grpo, or the config's).")
+    private String objective;
+
+    @Mixin private ClusterOptions cluster;
+    @Mixin private StageSettings settings;
+    @Spec private CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException {
+        final Map<String, String> fromOptions =
+                new java.util.LinkedHashMap<>(
+                        Map.of(
+                                "bootstrapServers", cluster.bootstrapServers(),
+                                "schemaRegistryUrl", cluster.schemaRegistryUrl()));
+        if (objective != null) {
+            fromOptions.put("objective", objective);
+        }
+        final TrainerConfig config =
+                TrainerConfig.load(run, Optional.ofNullable(settings.file), System.getenv())
+                        .with(settings.with(fromOptions));
+        final long version = TrainerApp.run(config);
+        spec.commandLine().getOut().println("rwml train: stopped at version " + version);
+        return 0;
+    }
+}
