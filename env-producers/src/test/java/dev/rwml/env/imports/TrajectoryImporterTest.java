@@ -10,6 +10,7 @@ import dev.rwml.env.alfworld.Grammar;
 import dev.rwml.env.alfworld.Split;
 import dev.rwml.env.produce.EpisodeClock;
 import dev.rwml.events.Transition;
+import dev.rwml.events.Turn;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -64,7 +65,7 @@ class TrajectoryImporterTest {
                 .containsExactly("retail/c/1/0", "retail/c/1/1");
         assertThat(ts).extracting(Transition::getAdmissibleActions).containsOnlyNulls();
         assertThat(ts.get(1).getObservation()).isEqualTo("o1");
-        assertThat(ts.get(1).getHistory()).hasSize(1);
+        assertThat(ts.get(1).getHistory()).containsExactly(new Turn("a", "Hi!"));
         assertThat(ts.get(1).getDone()).isTrue();
         assertThat(ts.get(1).getEventTime()).isEqualTo(BASE.plusSeconds(1));
     }
