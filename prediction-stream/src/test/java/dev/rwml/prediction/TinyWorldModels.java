@@ -45,11 +45,18 @@ final class TinyWorldModels {
 
     /** A randomly initialised tiny model (d32, one block, context 512) as a checkpoint. */
     static Checkpoint checkpoint(final long version, final long seed) {
-        final int vocab;
+        return checkpoint(version, seed, new ModelConfig(vocabSize(), 32, 1, 2, 64, 512, true));
+    }
+
+    /** The size of the test tokenizer's vocabulary. */
+    static int vocabSize() {
         try (WorldModelTokenizer tokenizer = WorldModelTokenizer.fromJson(tokenizerJson())) {
-            vocab = tokenizer.vocabSize();
+            return tokenizer.vocabSize();
         }
-        final ModelConfig config = new ModelConfig(vocab, 32, 1, 2, 64, 512, true);
+    }
+
+    /** A randomly initialised model of the given shape as a checkpoint. */
+    static Checkpoint checkpoint(final long version, final long seed, final ModelConfig config) {
         try (NDManager manager = DjlRuntime.newManager();
                 TransformerLM model = TransformerLM.initialise(config, seed, manager)) {
             return new Checkpoint(version, config, tokenizerJson(), model.toTensors(), Map.of());
