@@ -1,0 +1,103 @@
+package dev.rwml.ops.cli;
+
+import dev.rwml.ops.cli.demo.DemoRun;
+import dev.rwml.ops.cli.demo.DemoSettings;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code rwml demo}: the whole pipeline on the embedded default, with live progress and a report.
+ */
+@Command(
+        name = "demo",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Run RWML end to end on an embedded Kafka broker and schema registry: ALFWorld-style"
+                    + " agents, a base world model (version 0), the prediction, reward and trainer"
+                    + " stages, live progress, and a report with charts under <dir>/report.",
+            "Each demo starts from fresh cluster data under <dir>/cluster (the previous demo's data"
+                    + " is deleted at start and kept after it ends, for `rwml replay --dir`)."
+        })
+final class DemoCommand implements Callable<Integer> {
+
+    @Spec private CommandSpec spec;
+
+    @Option(
+            names = "--dir",
+            defaultValue = ".rwml",
+            description = "Cluster data, stream state and report (default: ${DEFAULT-VALUE}).")
+    private Path dir;
+
+    @Option(
+            names = "--minutes",
+            description =
+                    "How long the stages run (default: 6 for small/tiny, about 1 with --quick).")
+    private Double minutes;
+
+    @Option(
+            names = "--versions",
+            defaultValue = "0",
+            description =
+                    "Stop once this many versions after the base are published (0: no limit).")
+    private int versions;
+
+    @Option(
+            names = "--agents",
+            description = "Agents producing the RWML data (default: 4, 2 with --quick).")
+    private Integer agents;
+
+    @Option(
+            names = "--size",
+            defaultValue = "small",
+            description =
+                    "World-model size: small (d128 L2) or tiny (d32 L1) (default: ${DEFAULT-VALUE}).")
+    private String size;
+
+    @Option(
+            names = "--quick",
+            description = "A one-to-two-minute smoke run: tiny model, few transitions, 3 versions.")
+    private boolean quick;
+
+    @Override
+    public Integer call() throws Exception {
+        final PrintWriter out = spec.commandLine().getOut();
+        final DemoRun demo = new DemoRun(dir, settings(), out, System.console() != null);
+        final Thread hook =
+                new Thread(
+                        () -> {
+                            demo.requestStop("interrupted (Ctrl-C)");
+                            try {
+                                demo.awaitFinished(Duration.ofSeconds(120));
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        },
+                        "rwml-demo-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            final DemoRun.Result result = demo.run();
+            return result.reportHtml() == null ? 1 : 0;
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // The JVM is shutting down: the hook is the one waiting for this thread.
+            }
+        }
+    }
+
+    DemoSettings settings() {
+        DemoSettings s = DemoSettings.of(size, quick);
+        final Duration budget =
+                minutes == null ? s.budget() : Duration.ofMillis(Math.round(minutes * 60_000));
+        final int versionBudget = versions > 0 ? versions : s.versionBudget();
+        s = s.withBudget(budget, versionBudget);
+        return agents == null ? s : s.withAgents(agents);
+    }
+}

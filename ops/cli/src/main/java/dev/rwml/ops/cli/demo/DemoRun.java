@@ -1,0 +1,493 @@
+package dev.rwml.ops.cli.demo;
+
+import dev.rwml.env.produce.EnvKind;
+import dev.rwml.env.produce.KafkaSettings;
+import dev.rwml.env.produce.PolicyKind;
+import dev.rwml.env.produce.ProducerConfig;
+import dev.rwml.env.produce.ProducerResult;
+import dev.rwml.env.produce.ProgressListener;
+import dev.rwml.env.produce.TransitionProducer;
+import dev.rwml.events.ModelVersion;
+import dev.rwml.ops.embedded.EmbeddedCluster;
+import dev.rwml.prediction.PredictionConfig;
+import dev.rwml.prediction.SamplingSettings;
+import dev.rwml.prediction.StartPosition;
+import dev.rwml.reward.RewardConfig;
+import dev.rwml.reward.embed.CachingEmbedder;
+import dev.rwml.reward.score.SimilarityScorer;
+import dev.rwml.schemas.topics.TopicAdmin;
+import dev.rwml.schemas.topics.TopicCatalog;
+import dev.rwml.schemas.topics.TopicSpec;
+import dev.rwml.trainer.PublishListener;
+import dev.rwml.trainer.TrainerConfig;
+import dev.rwml.trainer.TrainerLoop;
+import dev.rwml.worldmodel.channel.ModelChannel;
+import dev.rwml.worldmodel.channel.ModelChannelReader;
+import dev.rwml.worldmodel.init.BaseModelInit;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The whole pipeline on the embedded default, start to report: a fresh broker and registry under
+ * {@code <dir>/cluster}, a pretraining slice of ALFWorld transitions, the base model (version 0),
+ * the prediction, reward and trainer stages of run {@value #RUN} in this JVM, RWML data from a few
+ * epsilon-expert agents, live progress, and after the budget a report under {@code <dir>/report}.
+ *
+ * <p>The prediction stage starts at the first transition produced after the pretraining slice (a
+ * timestamp start taken once init returned), so no transition the base model was trained on is
+ * predicted, rewarded and trained on again. {@link #requestStop} (Ctrl-C) ends the run early; the
+ * stages and the cluster are closed either way.
+ */
+public final class DemoRun {
+
+    /** The run the demo trains. */
+    public static final String RUN = "demo";
+
+    private static final Logger LOG = LoggerFactory.getLogger(DemoRun.class);
+    private static final Duration TICK = Duration.ofSeconds(1);
+
+    private final Path dir;
+    private final DemoSettings settings;
+    private final PrintWriter out;
+    private final boolean terminal;
+    private final CountDownLatch stopRequested = new CountDownLatch(1);
+    private final CountDownLatch finished = new CountDownLatch(1);
+    private final AtomicReference<String> stopReason = new AtomicReference<>();
+
+    /**
+     * What a demo produced.
+     *
+     * @param reportHtml the report's {@code index.html}
+     * @param last the run as last seen
+     * @param heldOut the held-out scores of the evaluated versions
+     * @param stopReason why the stages were stopped
+     * @param registryPid the registry child process the demo started (stopped since)
+     */
+    public record Result(
+            Path reportHtml,
+            RunMonitor.Snapshot last,
+            List<HeldOutEvaluator.Score> heldOut,
+            String stopReason,
+            long registryPid) {}
+
+    /**
+     * @param dir the demo's directory ({@code ./.rwml}): cluster data, stream state and report
+     * @param settings what to run
+     * @param out the terminal
+     * @param terminal whether {@code out} is an interactive terminal (redrawn progress block)
+     */
+    public DemoRun(
+            final Path dir,
+            final DemoSettings settings,
+            final PrintWriter out,
+            final boolean terminal) {
+        this.dir = dir.toAbsolutePath();
+        this.settings = settings;
+        this.out = out;
+        this.terminal = terminal;
+    }
+
+    /** Asks a running demo to stop its stages now and write the report (from any thread). */
+    public void requestStop(final String reason) {
+        stopReason.compareAndSet(null, reason);
+        stopRequested.countDown();
+    }
+
+    /** Waits until {@link #run} has closed everything it started. */
+    public boolean awaitFinished(final Duration timeout) throws InterruptedException {
+        return finished.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Runs the demo; returns once the report is written and everything is closed. */
+    public Result run() throws IOException, InterruptedException {
+        try {
+            deleteRecursively(dir.resolve("cluster"));
+            deleteRecursively(dir.resolve("state"));
+            say("Starting the embedded Kafka broker and schema registry under %s ...", dir);
+            try (EmbeddedCluster cluster = EmbeddedCluster.start(dir.resolve("cluster"))) {
+                say(
+                        "Kafka %s, schema registry %s",
+                        cluster.bootstrapServers(), cluster.schemaRegistryUrl());
+                return run(cluster);
+            }
+        } finally {
+            finished.countDown();
+        }
+    }
+
+    private Result run(final EmbeddedCluster cluster) throws IOException, InterruptedException {
+        final String bootstrap = cluster.bootstrapServers();
+        final String registry = cluster.schemaRegistryUrl();
+        createTopics(bootstrap);
+        final KafkaSettings kafka = KafkaSettings.of(bootstrap, registry);
+        final ProducerResult pretraining =
+                new TransitionProducer(
+                                ProducerConfig.builder(EnvKind.ALFWORLD, kafka)
+                                        .agents(2)
+                                        .episodes(settings.pretrainEpisodes())
+                                        .seed(DemoSettings.SEED)
+                                        .policy(PolicyKind.EPSILON)
+                                        .epsilon(settings.epsilon())
+                                        .baseTime(Instant.now())
+                                        .build(),
+                                new SimpleMeterRegistry(),
+                                ProgressListener.NONE)
+                        .run();
+        say(
+                "Pretraining slice: %d transitions of %d ALFWorld episodes",
+                pretraining.transitions(), pretraining.episodes());
+        if (stopped()) {
+            return interruptedEarly(cluster);
+        }
+        say(
+                "Training the base world model (%s, %d SFT steps) on the slice ...",
+                settings.modelPreset(), settings.initSteps());
+        final BaseModelInit.Result init =
+                BaseModelInit.run(
+                        BaseModelInit.Config.of(
+                                RUN,
+                                bootstrap,
+                                registry,
+                                settings.modelPreset(),
+                                settings.initSteps(),
+                                1_000_000,
+                                Set.of(EnvKind.ALFWORLD.id()),
+                                DemoSettings.SEED),
+                        new InitProgress());
+        final Instant rwmlStart = Instant.now();
+        say(
+                "Version 0 published: %d examples, SFT loss %.3f -> %.3f, lineage %s",
+                init.examples(),
+                init.history().get(0).loss(),
+                init.history().get(init.history().size() - 1).loss(),
+                init.nextOffsets());
+        final int maxContext =
+                Integer.parseInt(
+                        init.manifest().getModelConfig().getOrDefault("maxContext", "256"));
+        final PredictionConfig prediction =
+                predictionConfig(bootstrap, registry, rwmlStart, maxContext);
+        final RewardConfig reward = rewardConfig(bootstrap, registry);
+        final TrainerConfig trainer = trainerConfig(bootstrap, registry);
+        final MeterRegistry meters = new SimpleMeterRegistry();
+        final Map<String, String> groups = new LinkedHashMap<>();
+        groups.put("prediction", prediction.applicationId());
+        groups.put("reward", reward.applicationId());
+        groups.put("trainer", TrainerLoop.transactionalId(RUN));
+        final ProgressView view = new ProgressView(out, terminal, settings.budget());
+        RunMonitor.Snapshot last;
+        final TransitionProducer producer =
+                new TransitionProducer(
+                        ProducerConfig.builder(EnvKind.ALFWORLD, kafka)
+                                .agents(settings.agents())
+                                .episodes(settings.rwmlEpisodes())
+                                .seed(DemoSettings.SEED + 1)
+                                .policy(PolicyKind.EPSILON)
+                                .epsilon(settings.epsilon())
+                                .rate(settings.rate())
+                                .baseTime(rwmlStart)
+                                .build(),
+                        meters,
+                        ProgressListener.NONE);
+        final Thread producing = new Thread(producer::run, "rwml-demo-producer");
+        say(
+                "Starting the prediction, reward and trainer stages of run '%s' and %d agents",
+                RUN, settings.agents());
+        try (PipelineStages stages =
+                        PipelineStages.start(
+                                prediction, reward, trainer, meters, PublishListener.NONE);
+                RunMonitor monitor = new RunMonitor(RUN, bootstrap, registry, meters, groups)) {
+            producing.start();
+            try {
+                last = watch(monitor, view, stages);
+            } finally {
+                producer.stop();
+                producing.join(Duration.ofSeconds(60).toMillis());
+            }
+            say("Stopping the stages (%s) ...", stopReason.get());
+        }
+        final List<HeldOutEvaluator.Score> heldOut = new ArrayList<>();
+        final Optional<String> note =
+                evaluate(bootstrap, registry, reward, prediction, last, heldOut);
+        final Path html =
+                ReportWriter.write(
+                        new ReportWriter.Report(
+                                RUN,
+                                summary(pretraining, init, last),
+                                last.versions(),
+                                last.passRates(),
+                                last.throughput(),
+                                heldOut,
+                                note),
+                        dir.resolve("report"));
+        say("Report: %s", html);
+        return new Result(html, last, heldOut, stopReason.get(), cluster.registryPid());
+    }
+
+    private RunMonitor.Snapshot watch(
+            final RunMonitor monitor, final ProgressView view, final PipelineStages stages)
+            throws InterruptedException {
+        while (true) {
+            final RunMonitor.Snapshot s = monitor.poll(TICK);
+            view.show(s);
+            if (stopped()) {
+                return s;
+            }
+            final String failure = stages.failure();
+            if (failure != null) {
+                requestStop(failure);
+            } else if (s.elapsed().compareTo(settings.budget()) >= 0) {
+                requestStop("time budget of " + settings.budget().toSeconds() + " s reached");
+            } else if (settings.versionBudget() > 0
+                    && s.versionsAfterBase() >= settings.versionBudget()) {
+                requestStop(settings.versionBudget() + " versions published");
+            }
+        }
+    }
+
+    private boolean stopped() {
+        return stopRequested.getCount() == 0;
+    }
+
+    private Result interruptedEarly(final EmbeddedCluster cluster) {
+        say("Stopped before the stages started (%s); no report written", stopReason.get());
+        return new Result(null, null, List.of(), stopReason.get(), cluster.registryPid());
+    }
+
+    private Optional<String> evaluate(
+            final String bootstrap,
+            final String registry,
+            final RewardConfig reward,
+            final PredictionConfig prediction,
+            final RunMonitor.Snapshot last,
+            final List<HeldOutEvaluator.Score> scores) {
+        if (stopReason.get() != null && stopReason.get().startsWith("interrupted")) {
+            return Optional.of("Held-out evaluation skipped: the demo was interrupted.");
+        }
+        final List<Long> chosen = choose(new ArrayList<>(last.versions().keySet()));
+        say(
+                "Evaluating versions %s on %d held-out %s transitions ...",
+                chosen, settings.heldOutTransitions(), HeldOutEvaluator.SPLIT);
+        try (ModelChannel channel = ModelChannel.of(RUN, bootstrap, registry);
+                ModelChannelReader reader =
+                        new ModelChannelReader(channel, Optional.empty(), Duration.ofSeconds(60))) {
+            final CachingEmbedder embedder = reward.embedding().create(System.getenv());
+            final HeldOutEvaluator evaluator =
+                    new HeldOutEvaluator(
+                            HeldOutEvaluator.heldOut(
+                                    settings.heldOutTransitions(),
+                                    DemoSettings.SEED,
+                                    settings.epsilon()),
+                            reward.rewardSpecs(),
+                            new SimilarityScorer(embedder),
+                            new SamplingSettings(
+                                    settings.heldOutSamples(),
+                                    prediction.temperature(),
+                                    prediction.topP(),
+                                    prediction.maxNewTokens()),
+                            prediction.maxPromptTokens());
+            for (final long version : chosen) {
+                if (stopped() && stopReason.get().startsWith("interrupted")) {
+                    return Optional.of(
+                            "Held-out evaluation interrupted after "
+                                    + scores.size()
+                                    + " versions.");
+                }
+                final HeldOutEvaluator.Score score = evaluator.evaluate(reader.fetch(version));
+                scores.add(score);
+                say(
+                        "  version %d: held-out pass rate %.3f, mean similarity %.3f",
+                        version, score.passRate(), score.meanSimilarity());
+            }
+            return Optional.empty();
+        } catch (Exception e) {
+            LOG.warn("Held-out evaluation failed", e);
+            return Optional.of("Held-out evaluation failed: " + e.getMessage());
+        }
+    }
+
+    /** Version 0, the last version and evenly spaced ones between, at most the configured count. */
+    List<Long> choose(final List<Long> versions) {
+        final int n = Math.max(2, settings.evaluatedVersions());
+        if (versions.size() <= n) {
+            return versions;
+        }
+        final List<Long> chosen = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            final long v =
+                    versions.get((int) Math.round(i * (versions.size() - 1) / (double) (n - 1)));
+            if (!chosen.contains(v)) {
+                chosen.add(v);
+            }
+        }
+        return chosen;
+    }
+
+    private List<String> summary(
+            final ProducerResult pretraining,
+            final BaseModelInit.Result init,
+            final RunMonitor.Snapshot last) {
+        final List<String> lines = new ArrayList<>();
+        lines.add(
+                String.format(
+                        Locale.ROOT,
+                        "Model %s; base model: %d SFT steps on %d pretraining transitions",
+                        settings.modelPreset(),
+                        settings.initSteps(),
+                        pretraining.transitions()));
+        lines.add(
+                String.format(
+                        Locale.ROOT,
+                        "Stages ran %d s (%s); %d agents, epsilon %.2f, G = %d, %d groups per step",
+                        last.elapsed().toSeconds(),
+                        stopReason.get(),
+                        settings.agents(),
+                        settings.epsilon(),
+                        settings.groupSize(),
+                        settings.groupsPerStep()));
+        lines.add(
+                String.format(
+                        Locale.ROOT,
+                        "%d versions published after the base; %d groups rewarded; %d dead letters",
+                        last.versionsAfterBase(),
+                        last.rewardedGroups(),
+                        last.deadLetters()));
+        final List<RunMonitor.ThroughputSample> t = last.throughput();
+        if (!t.isEmpty()) {
+            final RunMonitor.ThroughputSample end = t.get(t.size() - 1);
+            final double s = Math.max(1e-9, end.seconds());
+            lines.add(
+                    String.format(
+                            Locale.ROOT,
+                            "Mean groups/s: prediction %.2f, reward %.2f, trainer %.2f",
+                            end.predicted() / s,
+                            end.rewarded() / s,
+                            end.trained() / s));
+        }
+        lines.add("Base model lineage (the pretraining slice): " + init.lineage());
+        return lines;
+    }
+
+    private PredictionConfig predictionConfig(
+            final String bootstrap,
+            final String registry,
+            final Instant start,
+            final int maxContext) {
+        final Map<String, String> m = new LinkedHashMap<>();
+        m.put("run", RUN);
+        m.put("bootstrap.servers", bootstrap);
+        m.put("schema.registry.url", registry);
+        m.put("start.from", StartPosition.at(start).toString());
+        m.put("group.size", Integer.toString(settings.groupSize()));
+        m.put("sampling.max.new.tokens", Integer.toString(settings.maxNewTokens()));
+        m.put("batch.size", Integer.toString(settings.predictionBatch()));
+        m.put("batch.max.wait.ms", "1000");
+        m.put("prompt.max.tokens", Integer.toString(maxContext - settings.maxNewTokens()));
+        m.put("select.envs", EnvKind.ALFWORLD.id());
+        m.put("state.dir", dir.resolve("state").resolve("prediction").toString());
+        PipelineStages.streamsTuning().forEach((k, v) -> m.put("streams." + k, v));
+        return PredictionConfig.fromMap(m);
+    }
+
+    private RewardConfig rewardConfig(final String bootstrap, final String registry) {
+        final Map<String, String> m = new LinkedHashMap<>();
+        m.put("run", RUN);
+        m.put("bootstrap.servers", bootstrap);
+        m.put("schema.registry.url", registry);
+        m.put("state.dir", dir.resolve("state").resolve("reward").toString());
+        PipelineStages.streamsTuning().forEach((k, v) -> m.put("streams." + k, v));
+        return RewardConfig.fromMap(m);
+    }
+
+    private TrainerConfig trainerConfig(final String bootstrap, final String registry) {
+        final Map<String, String> m = new LinkedHashMap<>();
+        m.put("bootstrapServers", bootstrap);
+        m.put("schemaRegistryUrl", registry);
+        m.put("groupsPerStep", Integer.toString(settings.groupsPerStep()));
+        m.put("publishEverySteps", Integer.toString(settings.publishEverySteps()));
+        m.put("publishInterval", settings.publishInterval().toString());
+        m.put("learningRate", Double.toString(settings.learningRate()));
+        // Every version stays readable so the report can evaluate any of them.
+        m.put("keepVersions", "100000");
+        return TrainerConfig.defaults(RUN).with(m);
+    }
+
+    private static void createTopics(final String bootstrap) {
+        final TopicCatalog catalog = TopicCatalog.defaults();
+        final List<TopicSpec<?, ?>> topics = new ArrayList<>(catalog.shared());
+        topics.addAll(catalog.forRun(RUN));
+        try (Admin admin =
+                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            new TopicAdmin(admin, catalog).ensure(topics);
+        }
+    }
+
+    private void say(final String format, final Object... args) {
+        out.println(String.format(Locale.ROOT, format, args));
+        out.flush();
+    }
+
+    private static void deleteRecursively(final Path path) {
+        if (!Files.exists(path)) {
+            return;
+        }
+        try (Stream<Path> all = Files.walk(path)) {
+            all.sorted(Comparator.reverseOrder())
+                    .forEach(
+                            p -> {
+                                try {
+                                    Files.delete(p);
+                                } catch (IOException e) {
+                                    throw new UncheckedIOException(
+                                            "cannot delete "
+                                                    + p
+                                                    + " from an earlier demo: stop any rwml"
+                                                    + " process using "
+                                                    + path
+                                                    + ", or delete it by hand",
+                                            e);
+                                }
+                            });
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + path, e);
+        }
+    }
+
+    /** Prints the base model's SFT progress about every tenth of the steps. */
+    private final class InitProgress implements BaseModelInit.Listener {
+        @Override
+        public void step(final dev.rwml.worldmodel.train.StepMetrics metrics, final int total) {
+            final int every = Math.max(1, total / 10);
+            if (metrics.step() % every == 0 || metrics.step() == total) {
+                say("  SFT step %d/%d loss %.3f", metrics.step(), total, metrics.loss());
+            }
+        }
+
+        @Override
+        public void published(final ModelVersion manifest) {
+            LOG.debug("Version 0 of {} committed", manifest.getRun());
+        }
+    }
+}

@@ -1,0 +1,287 @@
+package dev.rwml.ops.cli.demo;
+
+import dev.rwml.events.ModelVersion;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Writes a run's report: {@code index.html} with PNG charts (held-out accuracy per version against
+ * the base, training pass rate per version, KL to the base, throughput per stage) and the same
+ * figures as CSV files beside it.
+ */
+public final class ReportWriter {
+
+    /** The files a report consists of, relative to its directory. */
+    public static final List<String> FILES =
+            List.of(
+                    "index.html",
+                    "heldout.png",
+                    "pass-rate.png",
+                    "kl.png",
+                    "throughput.png",
+                    "heldout.csv",
+                    "versions.csv",
+                    "pass-rate.csv",
+                    "throughput.csv");
+
+    /**
+     * What the report shows.
+     *
+     * @param run the run name
+     * @param summary lines shown at the top (settings, totals, timings)
+     * @param versions committed versions by number
+     * @param passRates pass rate by the version that generated the groups
+     * @param throughput cumulative groups per stage over time
+     * @param heldOut held-out scores per evaluated version (version 0 first), empty when skipped
+     * @param heldOutNote why held-out scores are missing or partial, empty otherwise
+     */
+    public record Report(
+            String run,
+            List<String> summary,
+            Map<Long, ModelVersion> versions,
+            Map<Long, RunMonitor.PassRate> passRates,
+            List<RunMonitor.ThroughputSample> throughput,
+            List<HeldOutEvaluator.Score> heldOut,
+            Optional<String> heldOutNote) {}
+
+    private ReportWriter() {}
+
+    /** Writes every file of {@link #FILES} under {@code dir} (created, earlier files replaced). */
+    public static Path write(final Report report, final Path dir) throws IOException {
+        Files.createDirectories(dir);
+        writeCsvs(report, dir);
+        heldOutChart(report).writePng(dir.resolve("heldout.png"));
+        passRateChart(report).writePng(dir.resolve("pass-rate.png"));
+        klChart(report).writePng(dir.resolve("kl.png"));
+        throughputChart(report).writePng(dir.resolve("throughput.png"));
+        final Path html = dir.resolve("index.html");
+        Files.writeString(html, html(report), StandardCharsets.UTF_8);
+        return html;
+    }
+
+    private static void writeCsvs(final Report r, final Path dir) throws IOException {
+        final StringBuilder heldOut =
+                new StringBuilder("version,pass_rate,mean_similarity,samples\n");
+        for (final HeldOutEvaluator.Score s : r.heldOut()) {
+            heldOut.append(
+                    String.format(
+                            Locale.ROOT,
+                            "%d,%.4f,%.4f,%d%n",
+                            s.version(),
+                            s.passRate(),
+                            s.meanSimilarity(),
+                            s.samples()));
+        }
+        Files.writeString(dir.resolve("heldout.csv"), heldOut.toString());
+        final StringBuilder versions =
+                new StringBuilder(
+                        "version,parent,created_at,objective,steps,groups,tokens,train_pass_rate,"
+                                + "mean_reward,kl,loss\n");
+        for (final ModelVersion v : r.versions().values()) {
+            versions.append(
+                    String.format(
+                            Locale.ROOT,
+                            "%d,%s,%s,%s,%d,%d,%d,%s,%s,%s,%s%n",
+                            v.getVersion(),
+                            v.getParentVersion() == null ? "" : v.getParentVersion().toString(),
+                            v.getCreatedAt(),
+                            v.getObjective(),
+                            v.getCounters().getSteps(),
+                            v.getCounters().getGroups(),
+                            v.getCounters().getTokens(),
+                            metric(v, "passRate"),
+                            metric(v, "meanReward"),
+                            metric(v, "kl"),
+                            metric(v, "loss")));
+        }
+        Files.writeString(dir.resolve("versions.csv"), versions.toString());
+        final StringBuilder pass =
+                new StringBuilder("behaviour_version,groups,kept,mean_pass_rate\n");
+        r.passRates()
+                .forEach(
+                        (version, p) ->
+                                pass.append(
+                                        String.format(
+                                                Locale.ROOT,
+                                                "%d,%d,%d,%.4f%n",
+                                                version,
+                                                p.groups(),
+                                                p.kept(),
+                                                p.mean())));
+        Files.writeString(dir.resolve("pass-rate.csv"), pass.toString());
+        final StringBuilder tp =
+                new StringBuilder(
+                        "seconds,predicted_groups,rewarded_groups,trained_groups,lag,"
+                                + "prediction_groups_per_s,reward_groups_per_s,trainer_groups_per_s\n");
+        final List<double[]> rates = rates(r.throughput());
+        for (int i = 0; i < r.throughput().size(); i++) {
+            final RunMonitor.ThroughputSample s = r.throughput().get(i);
+            final double[] rate = rates.get(i);
+            tp.append(
+                    String.format(
+                            Locale.ROOT,
+                            "%.1f,%.0f,%.0f,%.0f,%d,%.3f,%.3f,%.3f%n",
+                            s.seconds(),
+                            s.predicted(),
+                            s.rewarded(),
+                            s.trained(),
+                            s.lag(),
+                            rate[0],
+                            rate[1],
+                            rate[2]));
+        }
+        Files.writeString(dir.resolve("throughput.csv"), tp.toString());
+    }
+
+    private static String metric(final ModelVersion v, final String key) {
+        final Double value = v.getMetrics() == null ? null : v.getMetrics().get(key);
+        return value == null ? "" : String.format(Locale.ROOT, "%.5f", value);
+    }
+
+    /** Groups/s per stage at each sample, over a trailing window of about ten seconds. */
+    static List<double[]> rates(final List<RunMonitor.ThroughputSample> samples) {
+        final List<double[]> out = new ArrayList<>(samples.size());
+        int from = 0;
+        for (int i = 0; i < samples.size(); i++) {
+            final RunMonitor.ThroughputSample now = samples.get(i);
+            while (from < i - 1 && now.seconds() - samples.get(from + 1).seconds() >= 10) {
+                from++;
+            }
+            final RunMonitor.ThroughputSample then = samples.get(from);
+            final double dt = now.seconds() - then.seconds();
+            out.add(
+                    dt <= 0
+                            ? new double[3]
+                            : new double[] {
+                                (now.predicted() - then.predicted()) / dt,
+                                (now.rewarded() - then.rewarded()) / dt,
+                                (now.trained() - then.trained()) / dt
+                            });
+        }
+        return out;
+    }
+
+    private static LineChart heldOutChart(final Report r) {
+        final LineChart chart =
+                new LineChart(
+                        "Held-out world-model accuracy (" + HeldOutEvaluator.SPLIT + ")",
+                        "model version",
+                        "pass rate");
+        final List<HeldOutEvaluator.Score> scores = r.heldOut();
+        if (scores.isEmpty()) {
+            return chart;
+        }
+        final double[] xs = new double[scores.size()];
+        final double[] ys = new double[scores.size()];
+        for (int i = 0; i < scores.size(); i++) {
+            xs[i] = scores.get(i).version();
+            ys[i] = scores.get(i).passRate();
+        }
+        final double base = scores.get(0).passRate();
+        chart.add(new LineChart.Series("RWML versions", xs, ys, false));
+        chart.add(
+                new LineChart.Series(
+                        "base (version 0)",
+                        new double[] {xs[0], xs[xs.length - 1]},
+                        new double[] {base, base},
+                        true));
+        return chart;
+    }
+
+    private static LineChart passRateChart(final Report r) {
+        final LineChart chart =
+                new LineChart("Training pass rate per version", "behaviour version", "pass rate");
+        final double[] xs = new double[r.passRates().size()];
+        final double[] ys = new double[xs.length];
+        int i = 0;
+        for (final Map.Entry<Long, RunMonitor.PassRate> e : r.passRates().entrySet()) {
+            xs[i] = e.getKey();
+            ys[i++] = e.getValue().mean();
+        }
+        return chart.add(new LineChart.Series("groups generated", xs, ys, false));
+    }
+
+    private static LineChart klChart(final Report r) {
+        final LineChart chart = new LineChart("KL to the base model", "model version", "KL (k3)");
+        final List<double[]> points = new ArrayList<>();
+        for (final ModelVersion v : r.versions().values()) {
+            final Double kl = v.getMetrics() == null ? null : v.getMetrics().get("kl");
+            if (v.getVersion() == 0) {
+                points.add(new double[] {0, 0});
+            } else if (kl != null) {
+                points.add(new double[] {v.getVersion(), kl});
+            }
+        }
+        final double[] xs = points.stream().mapToDouble(p -> p[0]).toArray();
+        final double[] ys = points.stream().mapToDouble(p -> p[1]).toArray();
+        return chart.add(new LineChart.Series("mean KL in the version's steps", xs, ys, false));
+    }
+
+    private static LineChart throughputChart(final Report r) {
+        final LineChart chart = new LineChart("Throughput per stage", "seconds", "groups/s");
+        final List<double[]> rates = rates(r.throughput());
+        final String[] names = {"prediction", "reward", "trainer"};
+        for (int k = 0; k < names.length; k++) {
+            final double[] xs = new double[rates.size()];
+            final double[] ys = new double[rates.size()];
+            for (int i = 0; i < rates.size(); i++) {
+                xs[i] = r.throughput().get(i).seconds();
+                ys[i] = rates.get(i)[k];
+            }
+            chart.add(new LineChart.Series(names[k], xs, ys, false));
+        }
+        return chart;
+    }
+
+    private static String html(final Report r) {
+        final StringBuilder h = new StringBuilder();
+        h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
+                .append("<title>RWML run ")
+                .append(escape(r.run()))
+                .append(
+                        "</title><style>body{font-family:sans-serif;max-width:60em;margin:2em auto}")
+                .append(
+                        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px;")
+                .append("text-align:right}</style></head><body>\n<h1>RWML run ")
+                .append(escape(r.run()))
+                .append("</h1>\n<ul>\n");
+        r.summary().forEach(line -> h.append("<li>").append(escape(line)).append("</li>\n"));
+        h.append("</ul>\n<h2>Held-out world-model accuracy</h2>\n");
+        r.heldOutNote().ifPresent(n -> h.append("<p>").append(escape(n)).append("</p>\n"));
+        h.append("<img src=\"heldout.png\" alt=\"held-out pass rate per version\">\n")
+                .append("<table><tr><th>version</th><th>pass rate</th><th>mean similarity</th>")
+                .append("<th>samples</th></tr>\n");
+        for (final HeldOutEvaluator.Score s : r.heldOut()) {
+            h.append(
+                    String.format(
+                            Locale.ROOT,
+                            "<tr><td>%d</td><td>%.3f</td><td>%.3f</td><td>%d</td></tr>%n",
+                            s.version(),
+                            s.passRate(),
+                            s.meanSimilarity(),
+                            s.samples()));
+        }
+        h.append("</table> <a href=\"heldout.csv\">heldout.csv</a>\n")
+                .append("<h2>Training pass rate per version</h2>\n")
+                .append("<img src=\"pass-rate.png\" alt=\"pass rate per behaviour version\">\n")
+                .append("<p><a href=\"pass-rate.csv\">pass-rate.csv</a>, ")
+                .append("<a href=\"versions.csv\">versions.csv</a></p>\n")
+                .append(
+                        "<h2>KL to the base model</h2>\n<img src=\"kl.png\" alt=\"KL per version\">\n")
+                .append(
+                        "<h2>Throughput</h2>\n<img src=\"throughput.png\" alt=\"groups per second\">\n")
+                .append("<p><a href=\"throughput.csv\">throughput.csv</a></p>\n</body></html>\n");
+        return h.toString();
+    }
+
+    private static String escape(final String text) {
+        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+    }
+}
