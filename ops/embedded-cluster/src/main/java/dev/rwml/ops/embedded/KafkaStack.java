@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -92,8 +94,8 @@ public final class KafkaStack implements BeforeAllCallback, AfterAllCallback {
         if (backend == null) {
             backend =
                     switch (kind) {
-                        case SHARED -> Shared.INSTANCE;
-                        case FRESH -> embeddedBackend(EmbeddedCluster.start(tempDir("fresh")));
+                        case SHARED -> shared();
+                        case FRESH -> temporaryCluster("fresh");
                         case CONTAINERS -> containers();
                     };
         }
@@ -111,7 +113,39 @@ public final class KafkaStack implements BeforeAllCallback, AfterAllCallback {
         }
     }
 
-    static Backend embeddedBackend(final EmbeddedCluster cluster) {
+    private static Backend sharedBackend;
+    private static RuntimeException sharedFailure;
+
+    /** Starts the JVM-wide cluster on first use; a failure is remembered, not retried per class. */
+    private static synchronized Backend shared() {
+        if (sharedFailure != null) {
+            throw new IllegalStateException(
+                    "The shared embedded Kafka cluster failed to start earlier in this JVM",
+                    sharedFailure);
+        }
+        if (sharedBackend == null) {
+            try {
+                final Backend backend = temporaryCluster("shared");
+                Runtime.getRuntime()
+                        .addShutdownHook(new Thread(backend::close, "rwml-shared-stack-shutdown"));
+                sharedBackend = backend;
+            } catch (RuntimeException e) {
+                sharedFailure = e;
+                throw e;
+            }
+        }
+        return sharedBackend;
+    }
+
+    /** A cluster in a new temporary directory that is deleted when the cluster is closed. */
+    private static Backend temporaryCluster(final String purpose) {
+        final Path dir;
+        try {
+            dir = Files.createTempDirectory("rwml-kafka-" + purpose + "-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        final EmbeddedCluster cluster = EmbeddedCluster.start(dir);
         return new Backend() {
             @Override
             public String bootstrapServers() {
@@ -126,20 +160,16 @@ public final class KafkaStack implements BeforeAllCallback, AfterAllCallback {
             @Override
             public void close() {
                 cluster.close();
+                deleteQuietly(dir);
             }
         };
     }
 
-    private static Path tempDir(final String purpose) {
-        try {
-            return Files.createTempDirectory("rwml-kafka-" + purpose + "-");
+    private static void deleteQuietly(final Path dir) {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            // Only temporary test data is left behind.
         }
-    }
-
-    /** Holder idiom: the shared cluster starts on first use; its shutdown hook stops it. */
-    private static final class Shared {
-        static final Backend INSTANCE = embeddedBackend(EmbeddedCluster.start(tempDir("shared")));
     }
 }

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Pattern;
@@ -61,27 +62,10 @@ class EmbeddedClusterIT {
     }
 
     @Test
-    void shouldLeaveNoBrokerThreadAndNoRegistryProcessWhenClosed() throws Exception {
+    void shouldLeaveNothingRunningWhenClosedAndKeepTopicsAndSchemasForARestart() throws Exception {
+        final Path dir = tmp.resolve("c");
         final Set<Long> before = threadIds();
         final ProcessHandle registry;
-        try (EmbeddedCluster cluster = EmbeddedCluster.start(tmp.resolve("c"))) {
-            produce(cluster.bootstrapServers(), "t", "v");
-            registry = ProcessHandle.of(cluster.registryPid()).orElseThrow();
-            assertThat(registry.isAlive()).isTrue();
-            assertThat(newKafkaThreads(before))
-                    .as("the pattern must recognise the running broker's threads")
-                    .isNotEmpty();
-            cluster.close();
-            cluster.close();
-        }
-        assertThat(registry.isAlive()).isFalse();
-        await().atMost(Duration.ofSeconds(30))
-                .untilAsserted(() -> assertThat(newKafkaThreads(before)).isEmpty());
-    }
-
-    @Test
-    void shouldKeepTopicsAndSchemasWhenRestartedOnTheSameDirectory() throws Exception {
-        final Path dir = tmp.resolve("d");
         final int id;
         final String bootstrap;
         try (EmbeddedCluster cluster = EmbeddedCluster.start(dir)) {
@@ -92,7 +76,17 @@ class EmbeddedClusterIT {
                             cluster.schemaRegistryUrl(),
                             "kept-value",
                             schemaBody("Kept", "{\"name\":\"n\",\"type\":\"long\"}"));
+            registry = ProcessHandle.of(cluster.registryPid()).orElseThrow();
+            assertThat(newKafkaThreads(before))
+                    .as("the pattern must recognise the running broker's threads")
+                    .isNotEmpty();
+            cluster.close();
+            cluster.close();
         }
+        assertThat(registry.isAlive()).isFalse();
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> assertThat(newKafkaThreads(before)).isEmpty());
+
         try (EmbeddedCluster again = EmbeddedCluster.start(dir)) {
             assertThat(again.bootstrapServers()).isEqualTo(bootstrap);
             assertThat(consumeAll(again.bootstrapServers(), "kept", 1))
@@ -101,7 +95,7 @@ class EmbeddedClusterIT {
                     .contains("Kept");
             try (Admin admin =
                     Admin.create(
-                            java.util.Map.of(
+                            Map.of(
                                     AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
                                     again.bootstrapServers()))) {
                 assertThat(admin.listTopics().names().get()).contains("kept");
