@@ -1,0 +1,99 @@
+package dev.rwml.ops.cli;
+
+import dev.rwml.ops.cli.status.RunStatus;
+import dev.rwml.ops.cli.status.StatusCollector;
+import dev.rwml.ops.cli.status.StatusReport;
+import dev.rwml.ops.cli.status.StatusWebServer;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code rwml status}: a run's lag per stage, versions, rates and dead letters, or a live page. */
+@Command(
+        name = "status",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Show a run's lag per stage (consumer group offsets against the end of each input"
+                    + " topic), its published versions with their metrics and pass rates, the"
+                    + " records/s of its topics (two samples --sample-seconds apart) and its dead"
+                    + " letters.",
+            "With --web, serve a live page with charts of pass rate and throughput per version"
+                    + " until Ctrl-C."
+        })
+final class StatusCommand implements Callable<Integer> {
+
+    @Spec private CommandSpec spec;
+
+    @Option(names = "--run", required = true, paramLabel = "NAME", description = "The run.")
+    private String run;
+
+    @Mixin private ClusterOptions cluster;
+
+    @Option(names = "--json", description = "Print the status as one JSON object.")
+    private boolean json;
+
+    @Option(
+            names = "--sample-seconds",
+            defaultValue = "3",
+            paramLabel = "S",
+            description =
+                    "Seconds between the two samples that give records/s; 0 reads once and"
+                            + " shows no rates (default: ${DEFAULT-VALUE}).")
+    private int sampleSeconds;
+
+    @Option(names = "--web", description = "Serve the live status page instead of printing.")
+    private boolean web;
+
+    @Option(
+            names = "--port",
+            defaultValue = "8088",
+            description = "Port of the status page (default: ${DEFAULT-VALUE}).")
+    private int port;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        if (sampleSeconds < 0) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--sample-seconds must be 0 or more, was " + sampleSeconds);
+        }
+        final PrintWriter out = spec.commandLine().getOut();
+        try (StatusCollector collector =
+                new StatusCollector(run, cluster.bootstrapServers(), cluster.schemaRegistryUrl())) {
+            if (web) {
+                return serve(collector, out);
+            }
+            RunStatus status = collector.collect();
+            if (sampleSeconds > 0) {
+                // Rates need two samples; a CLI has nothing better to do in between.
+                Thread.sleep(Duration.ofSeconds(sampleSeconds).toMillis());
+                status = collector.collect();
+            }
+            out.print(
+                    json
+                            ? StatusReport.json(status) + System.lineSeparator()
+                            : StatusReport.text(status));
+            out.flush();
+            return 0;
+        }
+    }
+
+    private int serve(final StatusCollector collector, final PrintWriter out)
+            throws InterruptedException {
+        final CountDownLatch stop = new CountDownLatch(1);
+        try (StatusWebServer server = StatusWebServer.start(port, collector::collect)) {
+            final Thread hook = new Thread(stop::countDown, "rwml-status-shutdown");
+            Runtime.getRuntime().addShutdownHook(hook);
+            out.println("status page of run " + run + ": " + server.uri() + " (Ctrl-C stops)");
+            out.flush();
+            stop.await();
+        }
+        return 0;
+    }
+}
