@@ -16,6 +16,7 @@ import picocli.CommandLine.ScopeType;
         subcommands = {
             // One line per subcommand.
             UpCommand.class,
+            EnvCommand.class,
             DemoCommand.class,
             ModelCommand.class,
             ModelsCommand.class,

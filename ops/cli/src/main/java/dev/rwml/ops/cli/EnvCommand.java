@@ -1,0 +1,339 @@
+package dev.rwml.ops.cli;
+
+import dev.rwml.env.EpisodeRunner;
+import dev.rwml.env.alfworld.Grammar;
+import dev.rwml.env.imports.ImportConfig;
+import dev.rwml.env.imports.ImportResult;
+import dev.rwml.env.imports.SkippedLine;
+import dev.rwml.env.imports.TrajectoryImporter;
+import dev.rwml.env.produce.EnvKind;
+import dev.rwml.env.produce.KafkaSettings;
+import dev.rwml.env.produce.PolicyKind;
+import dev.rwml.env.produce.ProducerConfig;
+import dev.rwml.env.produce.ProducerResult;
+import dev.rwml.env.produce.ProgressPrinter;
+import dev.rwml.env.produce.TransitionProducer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code rwml env}: runs environment agents that publish transitions ({@code run}) and imports
+ * recorded trajectories ({@code import}) into {@code rwml.transitions}.
+ */
+@Command(
+        name = "env",
+        mixinStandardHelpOptions = true,
+        description = "Produce transitions from environments, or import recorded ones.",
+        subcommands = {EnvCommand.Run.class, EnvCommand.Import.class})
+final class EnvCommand implements Runnable {
+
+    @Spec private CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "Name run or import.");
+    }
+
+    /** The cluster and registry options every env subcommand shares. */
+    static final class Connection {
+        @Option(
+                names = "--bootstrap-servers",
+                defaultValue = "${env:RWML_BOOTSTRAP_SERVERS:-localhost:9092}",
+                description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE}).")
+        String bootstrapServers;
+
+        @Option(
+                names = "--schema-registry-url",
+                defaultValue =
+                        "${env:RWML_SCHEMA_REGISTRY_URL:-http://localhost:8081/apis/ccompat/v7}",
+                description =
+                        "Confluent-compatible schema registry URL (default: ${DEFAULT-VALUE}).")
+        String schemaRegistryUrl;
+
+        @Option(
+                names = "--progress-interval",
+                defaultValue = "PT5S",
+                description =
+                        "How often progress is printed when stdout is not a terminal, ISO-8601"
+                                + " (default: ${DEFAULT-VALUE}).")
+        Duration progressInterval;
+
+        KafkaSettings kafka() {
+            return KafkaSettings.of(bootstrapServers, schemaRegistryUrl);
+        }
+
+        /** Twice a second on a terminal, where the line is rewritten in place. */
+        Duration interval() {
+            return interactive() ? Duration.ofMillis(500) : progressInterval;
+        }
+
+        static boolean interactive() {
+            return System.console() != null;
+        }
+    }
+
+    /** Parses {@code now} or an ISO-8601 instant. */
+    static Instant baseTime(final String text) {
+        return "now".equalsIgnoreCase(text.trim()) ? Instant.now() : Instant.parse(text.trim());
+    }
+
+    /**
+     * Runs {@code body} with a shutdown hook that calls {@code stop} and waits for the body to
+     * finish (its summary printed), so Ctrl-C flushes and reports instead of dropping records.
+     */
+    static <T> T withGracefulStop(final Runnable stop, final Callable<T> body) throws Exception {
+        final CountDownLatch finished = new CountDownLatch(1);
+        final Thread hook =
+                new Thread(
+                        () -> {
+                            stop.run();
+                            try {
+                                finished.await(60, TimeUnit.SECONDS);
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        },
+                        "rwml-env-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            return body.call();
+        } finally {
+            finished.countDown();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // The JVM is already shutting down: the hook is running and now returns.
+            }
+        }
+    }
+
+    /** {@code rwml env run}. */
+    @Command(
+            name = "run",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Run N agents over M episodes and publish every transition to rwml.transitions.",
+                "The same options (seed, agents, base time) give the same records. Ctrl-C stops"
+                        + " taking episodes, sends the current ones whole, flushes and reports."
+            })
+    static final class Run implements Callable<Integer> {
+        @Spec private CommandSpec spec;
+
+        @CommandLine.Mixin private Connection connection = new Connection();
+
+        @Option(
+                names = "--env",
+                required = true,
+                description = "alfworld, retail or airline.",
+                converter = EnvConverter.class)
+        private EnvKind env;
+
+        @Option(names = "--agents", defaultValue = "1", description = "Concurrent agents N.")
+        private int agents;
+
+        @Option(names = "--episodes", defaultValue = "10", description = "Episodes M in total.")
+        private int episodes;
+
+        @Option(
+                names = "--split",
+                defaultValue = "train",
+                description =
+                        "train, valid_seen, valid_unseen (alfworld); train, test (retail,"
+                                + " airline). Default: ${DEFAULT-VALUE}.")
+        private String split;
+
+        @Option(names = "--seed", defaultValue = "0", description = "The run's seed.")
+        private long seed;
+
+        @Option(
+                names = "--policy",
+                defaultValue = "expert",
+                description = "expert, random or epsilon (default: ${DEFAULT-VALUE}).",
+                converter = PolicyConverter.class)
+        private PolicyKind policy;
+
+        @Option(
+                names = "--epsilon",
+                defaultValue = "0.1",
+                description = "Random-action probability of --policy epsilon.")
+        private double epsilon;
+
+        @Option(
+                names = "--history",
+                defaultValue = "" + EpisodeRunner.DEFAULT_HISTORY_TURNS,
+                description =
+                        "Earlier turns H each transition carries (default: ${DEFAULT-VALUE}).")
+        private int history;
+
+        @Option(
+                names = "--rate",
+                paramLabel = "R",
+                description = "At most R transitions per second over all agents.")
+        private Double rate;
+
+        @Option(
+                names = "--grammar",
+                defaultValue = "current",
+                description = "ALFWorld command grammar: current or older.",
+                converter = GrammarConverter.class)
+        private Grammar grammar;
+
+        @Option(
+                names = "--base-time",
+                defaultValue = "2026-01-01T00:00:00Z",
+                description =
+                        "Event time of episode 0's first step (ISO-8601 or now); episode n starts"
+                                + " n minutes later, steps 1 s apart (default: ${DEFAULT-VALUE}).")
+        private String baseTime;
+
+        @Override
+        public Integer call() throws Exception {
+            final ProducerConfig.Builder builder =
+                    ProducerConfig.builder(env, connection.kafka())
+                            .split(split)
+                            .grammar(grammar)
+                            .agents(agents)
+                            .episodes(episodes)
+                            .seed(seed)
+                            .policy(policy)
+                            .epsilon(epsilon)
+                            .historyTurns(history)
+                            .baseTime(baseTime(baseTime))
+                            .progressInterval(connection.interval());
+            if (rate != null) {
+                builder.rate(rate);
+            }
+            final ProducerConfig config = builder.build();
+            final PrintWriter out = spec.commandLine().getOut();
+            final TransitionProducer producer =
+                    new TransitionProducer(
+                            config,
+                            new SimpleMeterRegistry(),
+                            new ProgressPrinter(
+                                    out, Connection.interactive(), env.id() + "/" + split));
+            final ProducerResult result = withGracefulStop(producer::stop, producer::run);
+            out.println("rwml env run: " + result.summary());
+            out.flush();
+            return result.sendErrors() == 0 ? 0 : 1;
+        }
+    }
+
+    /** {@code rwml env import}. */
+    @Command(
+            name = "import",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Import recorded trajectories (JSONL, one episode per line) into rwml.transitions.",
+                "Line format: {\"env\", \"split\", \"episode_id\", \"task\","
+                        + " \"initial_observation\", \"steps\": [{\"action\", \"observation\","
+                        + " \"reward\", \"done\", \"valid\", \"kind\"}], \"metadata\"}.",
+                "Malformed lines are reported with their numbers and skipped."
+            })
+    static final class Import implements Callable<Integer> {
+        @Spec private CommandSpec spec;
+
+        @CommandLine.Mixin private Connection connection = new Connection();
+
+        @Parameters(index = "0", paramLabel = "FILE.jsonl", description = "The trajectories.")
+        private Path file;
+
+        @Option(names = "--env-name", description = "Use this env for every line.")
+        private String envName;
+
+        @Option(names = "--split", description = "Use this split for every line.")
+        private String split;
+
+        @Option(
+                names = "--history",
+                defaultValue = "" + EpisodeRunner.DEFAULT_HISTORY_TURNS,
+                description =
+                        "Earlier turns H each transition carries (default: ${DEFAULT-VALUE}).")
+        private int history;
+
+        @Option(
+                names = "--base-time",
+                defaultValue = "now",
+                description =
+                        "Event time of the first episode's first step (ISO-8601 or now; default:"
+                                + " ${DEFAULT-VALUE}).")
+        private String baseTime;
+
+        @Override
+        public Integer call() {
+            final ImportConfig config =
+                    new ImportConfig(
+                            file,
+                            Optional.ofNullable(envName),
+                            Optional.ofNullable(split),
+                            history,
+                            baseTime(baseTime),
+                            connection.interval(),
+                            connection.kafka());
+            final PrintWriter out = spec.commandLine().getOut();
+            final ImportResult result =
+                    new TrajectoryImporter(
+                                    config,
+                                    new SimpleMeterRegistry(),
+                                    new ProgressPrinter(
+                                            out,
+                                            Connection.interactive(),
+                                            "import " + file.getFileName()))
+                            .run();
+            for (final SkippedLine skipped : result.skipped()) {
+                spec.commandLine().getErr().println("skipped " + skipped);
+            }
+            spec.commandLine().getErr().flush();
+            out.println("rwml env import: " + result.summary());
+            out.flush();
+            return result.sendErrors() == 0 ? 0 : 1;
+        }
+    }
+
+    /** Accepts the environment names in any case. */
+    static final class EnvConverter implements CommandLine.ITypeConverter<EnvKind> {
+        @Override
+        public EnvKind convert(final String value) {
+            return EnvKind.of(value);
+        }
+    }
+
+    /** Accepts the grammar names in any case. */
+    static final class GrammarConverter implements CommandLine.ITypeConverter<Grammar> {
+        @Override
+        public Grammar convert(final String value) {
+            try {
+                return Grammar.valueOf(value.trim().toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(
+                        "unknown grammar '" + value + "'; use current or older");
+            }
+        }
+    }
+
+    /** Accepts the policy names in any case. */
+    static final class PolicyConverter implements CommandLine.ITypeConverter<PolicyKind> {
+        @Override
+        public PolicyKind convert(final String value) {
+            try {
+                return PolicyKind.valueOf(value.trim().toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(
+                        "unknown policy '" + value + "'; use expert, random or epsilon");
+            }
+        }
+    }
+}

@@ -1,0 +1,117 @@
+package dev.rwml.ops.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.rwml.env.EnvironmentSource;
+import dev.rwml.env.EpisodeRunner;
+import dev.rwml.env.agent.RandomAgent;
+import dev.rwml.env.alfworld.AlfworldGames;
+import dev.rwml.env.alfworld.Grammar;
+import dev.rwml.env.alfworld.Split;
+import dev.rwml.env.produce.EpisodeClock;
+import dev.rwml.ops.embedded.KafkaStack;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * Runs {@code rwml env run} and {@code rwml env import} in-process against the embedded cluster.
+ */
+class EnvCommandIT {
+
+    @RegisterExtension static final KafkaStack KAFKA = KafkaStack.embedded();
+
+    @TempDir Path dir;
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int rwml(final String... args) {
+        final CommandLine cli = Rwml.commandLine();
+        cli.setOut(new PrintWriter(out));
+        cli.setErr(new PrintWriter(err));
+        return cli.execute(args);
+    }
+
+    @Test
+    void shouldPublishTheEpisodesTransitionsWhenRunFromTheCommandLine() {
+        final int code =
+                rwml(
+                        "env",
+                        "run",
+                        "--env",
+                        "alfworld",
+                        "--agents",
+                        "2",
+                        "--episodes",
+                        "3",
+                        "--split",
+                        "valid_unseen",
+                        "--seed",
+                        "9404",
+                        "--policy",
+                        "random",
+                        "--grammar",
+                        "older",
+                        "--bootstrap-servers",
+                        KAFKA.bootstrapServers(),
+                        "--schema-registry-url",
+                        KAFKA.schemaRegistryUrl());
+        assertThat(code).as(err.toString()).isZero();
+
+        final EnvironmentSource source = AlfworldGames.source(Split.VALID_UNSEEN, Grammar.OLDER);
+        final Instant base = Instant.parse("2026-01-01T00:00:00Z");
+        long expected = 0;
+        for (int n = 0; n < 3; n++) {
+            expected +=
+                    new EpisodeRunner(
+                                    2,
+                                    EpisodeRunner.DEFAULT_MAX_STEPS,
+                                    EpisodeClock.forEpisode(base, n))
+                            .run(source, new RandomAgent(), "agent-" + n % 2, 9404, n)
+                            .size();
+        }
+        assertThat(out.toString())
+                .contains("rwml env run: published 3 episodes, " + expected + " transitions");
+    }
+
+    @Test
+    void shouldReportTheMalformedLineAndImportTheRestWhenImporting() throws Exception {
+        final Path file = dir.resolve("t.jsonl");
+        final String ok =
+                "{\"split\":\"cli-it\",\"episode_id\":\"cli-1\",\"task\":\"t\","
+                        + "\"initial_observation\":\"o0\",\"steps\":[{\"action\":\"a\","
+                        + "\"observation\":\"o1\",\"done\":true}]}";
+        Files.write(file, List.of(ok, "{oops", ok.replace("cli-1", "cli-2")));
+        final int code =
+                rwml(
+                        "env",
+                        "import",
+                        file.toString(),
+                        "--env-name",
+                        "alfworld",
+                        "--bootstrap-servers",
+                        KAFKA.bootstrapServers(),
+                        "--schema-registry-url",
+                        KAFKA.schemaRegistryUrl());
+        assertThat(code).as(err.toString()).isZero();
+        assertThat(err.toString()).contains("skipped line 2: not valid JSON");
+        assertThat(out.toString())
+                .contains("rwml env import: imported 2 episodes / 2 transitions, skipped 1 line");
+    }
+
+    @Test
+    void shouldExplainAnUnknownPolicy() {
+        final int code = rwml("env", "run", "--env", "retail", "--policy", "greedy");
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString())
+                .contains("unknown policy 'greedy'; use expert, random or epsilon");
+    }
+}
