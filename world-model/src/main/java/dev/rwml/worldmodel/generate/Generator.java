@@ -17,8 +17,10 @@ import java.util.SplittableRandom;
 /**
  * Draws G samples for each of several prompts in one batch (prompts x G rows) with a KV cache: each
  * prompt is prefilled once and its cache repeated for its G samples, then every step feeds one
- * token per row. Sampling (temperature, top-p) runs in Java on the last position's logits, one
- * seeded random stream per (prompt, sample), so results are reproducible.
+ * token per row. The engine normalises each step's last-position logits (log-softmax for the
+ * behaviour log-probs, softmax at the temperature); Java only draws the token (top-p over a
+ * candidate set, see {@link TokenSampler}), one seeded random stream per (prompt, sample), so
+ * results are reproducible.
  */
 public final class Generator {
 
@@ -84,31 +86,36 @@ public final class Generator {
         final int[] produced = new int[rows];
         final Sample.StopReason[] stop = new Sample.StopReason[rows];
 
+        final TokenSampler sampler = new TokenSampler(vocab);
+        final boolean greedy = params.temperature() == 0f;
         final boolean grad = DjlRuntime.setGradMode(false);
         try (NDManager gen = DjlRuntime.newManager()) {
-            float[] logits;
+            Distributions dist;
             KvCache cache;
             try (KvCache prefill = new KvCache(gen, model.config(), promptCount, capacity);
                     NDManager step = gen.newSubManager()) {
-                logits = prefill(step, prompts, promptPad, longest, prefill);
+                dist = prefill(step, prompts, promptPad, longest, prefill, params.temperature());
                 cache = prefill.repeatRows(gen, g);
             }
             final NDArray keyBias = Masks.keyPadding(gen, rowPad, capacity);
+            final long[] next = new long[rows];
+            final long[] positions = new long[rows];
             int active = rows;
             for (int s = 0; s < maxNew && active > 0; s++) {
-                final long[] next = new long[rows];
-                final long[] positions = new long[rows];
                 for (int r = 0; r < rows; r++) {
                     positions[r] = longest - rowPad[r] + s;
                     if (stop[r] != null) {
                         next[r] = tokenizer.padId();
                         continue;
                     }
-                    // the first step reads the prompt's logits, shared by its G rows
-                    final int logitRow = s == 0 ? r / g : r;
-                    final int token = sample(logits, logitRow * vocab, vocab, params, random[r]);
+                    // the first step reads the prompt's distribution, shared by its G rows
+                    final int offset = (s == 0 ? r / g : r) * vocab;
+                    final int token =
+                            greedy
+                                    ? sampler.argmax(dist.logProbs(), offset)
+                                    : sampler.draw(dist.probs(), offset, params.topP(), random[r]);
                     tokens[r][s] = token;
-                    logProbs[r][s] = logProb(logits, logitRow * vocab, vocab, token);
+                    logProbs[r][s] = dist.logProbs()[offset + token];
                     produced[r] = s + 1;
                     next[r] = token;
                     if (token == tokenizer.nextStateCloseId()) {
@@ -128,7 +135,9 @@ public final class Generator {
                     final NDArray pos = step.create(positions, new Shape(rows, 1));
                     final NDArray bias = keyBias.get(":, :, :, :{}", longest + s + 1);
                     bias.attach(step);
-                    logits = model.forward(ids, pos, bias, cache).toFloatArray();
+                    dist =
+                            distributions(
+                                    model.forward(ids, pos, bias, cache), params.temperature());
                 }
             }
             cache.close();
@@ -138,12 +147,29 @@ public final class Generator {
         return collect(prompts.size(), g, tokens, logProbs, produced, stop);
     }
 
-    private float[] prefill(
+    /**
+     * Per row, the log-probabilities at temperature 1 (the behaviour log-probs) and, unless greedy,
+     * the probabilities at the sampling temperature: both normalised by the engine, so Java
+     * computes no exponential.
+     */
+    private record Distributions(float[] logProbs, float[] probs) {}
+
+    private static Distributions distributions(final NDArray logits, final float temperature) {
+        final NDArray logp = logits.logSoftmax(-1);
+        if (temperature == 0f) {
+            return new Distributions(logp.toFloatArray(), null);
+        }
+        final NDArray probs = temperature == 1f ? logp.exp() : logits.div(temperature).softmax(-1);
+        return new Distributions(logp.toFloatArray(), probs.toFloatArray());
+    }
+
+    private Distributions prefill(
             final NDManager step,
             final List<int[]> prompts,
             final int[] pad,
             final int longest,
-            final KvCache cache) {
+            final KvCache cache,
+            final float temperature) {
         final int n = prompts.size();
         final long[] ids = new long[n * longest];
         final long[] pos = new long[n * longest];
@@ -157,13 +183,13 @@ public final class Generator {
                 ids[p * longest + pad[p] + i] = prompt[i];
             }
         }
-        final NDArray logits =
-                model.forward(
+        return distributions(
+                model.lastLogits(
                         step.create(ids, new Shape(n, longest)),
                         step.create(pos, new Shape(n, longest)),
                         Masks.causalLeftPadded(step, pad, longest),
-                        cache);
-        return logits.get(":, -1, :").toFloatArray();
+                        cache),
+                temperature);
     }
 
     private List<List<Sample>> collect(
@@ -195,77 +221,6 @@ public final class Generator {
             out.add(List.copyOf(group));
         }
         return List.copyOf(out);
-    }
-
-    /** log softmax(logits)[token] at temperature 1, in double precision. */
-    static float logProb(final float[] logits, final int offset, final int vocab, final int token) {
-        double max = Double.NEGATIVE_INFINITY;
-        for (int i = 0; i < vocab; i++) {
-            max = Math.max(max, logits[offset + i]);
-        }
-        double sum = 0;
-        for (int i = 0; i < vocab; i++) {
-            sum += Math.exp(logits[offset + i] - max);
-        }
-        return (float) (logits[offset + token] - max - Math.log(sum));
-    }
-
-    /** Draws a token from softmax(logits / temperature) restricted to the top-p nucleus. */
-    static int sample(
-            final float[] logits,
-            final int offset,
-            final int vocab,
-            final SamplingParams params,
-            final SplittableRandom random) {
-        int argmax = 0;
-        for (int i = 1; i < vocab; i++) {
-            if (logits[offset + i] > logits[offset + argmax]) {
-                argmax = i;
-            }
-        }
-        if (params.temperature() == 0f) {
-            return argmax;
-        }
-        final double max = logits[offset + argmax];
-        final double[] weights = new double[vocab];
-        double total = 0;
-        for (int i = 0; i < vocab; i++) {
-            weights[i] = Math.exp((logits[offset + i] - max) / params.temperature());
-            total += weights[i];
-        }
-        if (params.topP() >= 1f) {
-            double u = random.nextDouble() * total;
-            for (int i = 0; i < vocab; i++) {
-                u -= weights[i];
-                if (u < 0) {
-                    return i;
-                }
-            }
-            return argmax;
-        }
-        // nucleus: most likely first; ties by id so the order, hence the sample, is reproducible
-        final long[] order = new long[vocab];
-        for (int i = 0; i < vocab; i++) {
-            order[i] = ((long) Float.floatToIntBits((float) (weights[i] / total)) << 32) | i;
-        }
-        Arrays.sort(order);
-        double kept = 0;
-        int first = vocab - 1;
-        for (int k = vocab - 1; k >= 0; k--) {
-            kept += weights[(int) order[k]];
-            first = k;
-            if (kept >= params.topP() * total) {
-                break;
-            }
-        }
-        double u = random.nextDouble() * kept;
-        for (int k = vocab - 1; k >= first; k--) {
-            u -= weights[(int) order[k]];
-            if (u < 0) {
-                return (int) order[k];
-            }
-        }
-        return (int) order[first];
     }
 
     private static long mix(final long seed, final int prompt, final int sample) {

@@ -151,6 +151,26 @@ public final class TransformerLM implements AutoCloseable {
      */
     public NDArray forward(
             final NDArray ids, final NDArray positions, final NDArray bias, final KvCache cache) {
+        return head(hidden(ids, positions, bias, cache));
+    }
+
+    /**
+     * Logits (batch, 1, vocab) of the last step only, as {@link #forward} computes them: prefill
+     * needs no more, and the LM head over every prompt position would dominate its cost.
+     */
+    public NDArray lastLogits(
+            final NDArray ids, final NDArray positions, final NDArray bias, final KvCache cache) {
+        return head(hidden(ids, positions, bias, cache).get(":, -1:, :"));
+    }
+
+    private NDArray head(final NDArray hidden) {
+        final NDArray x = norm(hidden, "ln_f");
+        final NDArray weight = config.tiedHead() ? p("tok_emb.weight") : p("lm_head.weight");
+        return Linear.linear(x, weight).singletonOrThrow();
+    }
+
+    private NDArray hidden(
+            final NDArray ids, final NDArray positions, final NDArray bias, final KvCache cache) {
         final Shape shape = ids.getShape();
         final long batch = shape.get(0);
         final long steps = shape.get(1);
@@ -170,9 +190,7 @@ public final class TransformerLM implements AutoCloseable {
         if (cache != null) {
             cache.advance((int) steps);
         }
-        x = norm(x, "ln_f");
-        final NDArray head = config.tiedHead() ? p("tok_emb.weight") : p("lm_head.weight");
-        return Linear.linear(x, head).singletonOrThrow();
+        return x;
     }
 
     /**
