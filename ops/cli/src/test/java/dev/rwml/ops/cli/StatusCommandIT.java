@@ -1,0 +1,266 @@
+package dev.rwml.ops.cli;
+
+import static dev.rwml.ops.cli.RunFixtures.rwml;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.rwml.events.ModelVersion;
+import dev.rwml.events.RewardedGroup;
+import dev.rwml.ops.cli.status.StatusCollector;
+import dev.rwml.ops.cli.status.StatusWebServer;
+import dev.rwml.ops.embedded.KafkaStack;
+import dev.rwml.schemas.topics.RunTopics;
+import dev.rwml.schemas.topics.TopicCatalog;
+import java.awt.image.BufferedImage;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import javax.imageio.ImageIO;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code rwml status} against the embedded cluster: lag that the test creates, versions and pass
+ * rates the test publishes, and the live page rendered by headless Chromium.
+ */
+class StatusCommandIT {
+
+    @RegisterExtension static final KafkaStack KAFKA = KafkaStack.embedded();
+
+    private static final String RUN = "status-it-" + Long.toString(System.nanoTime(), 36);
+    private static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
+    private static final Path CHROMIUM =
+            Path.of(System.getProperty("rwml.chromium", "/usr/bin/chromium"));
+
+    @TempDir Path tmp;
+
+    @BeforeAll
+    static void publishVersionsAndRewards() {
+        RunFixtures.ensureRunTopics(KAFKA.bootstrapServers(), RUN);
+        final RunTopics topics = TopicCatalog.defaults().run(RUN);
+        final Map<String, ModelVersion> versions = new LinkedHashMap<>();
+        final double[] passRates = {0, 0.30, 0.42, 0.55, 0.61};
+        for (int v = 0; v < passRates.length; v++) {
+            versions.put(
+                    Integer.toString(v),
+                    RunFixtures.manifest(RUN, v, T0.plusSeconds(40L * v), 20L * v, passRates[v]));
+        }
+        RunFixtures.send(
+                KAFKA.bootstrapServers(),
+                KAFKA.schemaRegistryUrl(),
+                ModelVersion.class,
+                topics.models().name(),
+                versions);
+        final Map<String, RewardedGroup> groups = new LinkedHashMap<>();
+        // Version 1 generated four groups with pass rates 0.25, 0.5, 0.5, 0.75: mean 0.5.
+        final double[] v1 = {0.25, 0.5, 0.5, 0.75};
+        for (int i = 0; i < v1.length; i++) {
+            groups.put("alfworld/e1/" + i, RunFixtures.rewarded(RUN, "alfworld/e1/" + i, 1, v1[i]));
+        }
+        groups.put("alfworld/e2/0", RunFixtures.rewarded(RUN, "alfworld/e2/0", 2, 0.625));
+        RunFixtures.send(
+                KAFKA.bootstrapServers(),
+                KAFKA.schemaRegistryUrl(),
+                RewardedGroup.class,
+                topics.rewards().name(),
+                groups);
+    }
+
+    @Test
+    void shouldReportLagOfTransitionsProducedWhileNoStageRuns() throws Exception {
+        final String predictionGroup =
+                StatusCollector.stagesOf(RUN, KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl())
+                        .get(0)
+                        .groupId();
+        // The prediction stage had read everything so far; then K transitions arrive.
+        commitAtEnd(predictionGroup, TopicCatalog.TRANSITIONS);
+        final int k = 37;
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(
+                        Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers()),
+                        new StringSerializer(),
+                        new StringSerializer())) {
+            for (int i = 0; i < k; i++) {
+                producer.send(
+                        new ProducerRecord<>(
+                                TopicCatalog.TRANSITIONS, "status-it/e/" + i, "transition " + i));
+            }
+            producer.flush();
+        }
+
+        final RunFixtures.Result json = status("--json", "--sample-seconds", "0");
+        assertThat(json.code()).as(json.err()).isZero();
+        final JsonNode prediction = new ObjectMapper().readTree(json.out()).get("stages").get(0);
+        assertThat(prediction.get("stage").asText()).isEqualTo("prediction");
+        assertThat(prediction.get("groupId").asText()).isEqualTo("rwml-prediction-" + RUN);
+        assertThat(prediction.get("lagByTopic").get(TopicCatalog.TRANSITIONS).asLong())
+                .isEqualTo(k);
+        assertThat(prediction.get("started").asBoolean()).isTrue();
+
+        final RunFixtures.Result text = status("--sample-seconds", "0");
+        assertThat(text.code()).as(text.err()).isZero();
+        assertThat(text.out())
+                .containsPattern(
+                        "prediction\\s+rwml-prediction-" + RUN + "\\s+" + k + "\\s+consuming");
+    }
+
+    @Test
+    void shouldShowPublishedVersionsWithTrainedAndGeneratedPassRates() throws Exception {
+        final RunFixtures.Result json = status("--json", "--sample-seconds", "0");
+
+        assertThat(json.code()).as(json.err()).isZero();
+        final JsonNode versions = new ObjectMapper().readTree(json.out()).get("versions");
+        assertThat(versions.findValues("version"))
+                .extracting(JsonNode::asLong)
+                .containsExactly(0L, 1L, 2L, 3L, 4L);
+        final JsonNode v1 = versions.get(1);
+        assertThat(v1.get("metrics").get("passRate").asDouble()).isEqualTo(0.30);
+        assertThat(v1.get("rewardedGroups").asLong()).isEqualTo(4);
+        assertThat(v1.get("generatedPassRate").asDouble()).isEqualTo(0.5);
+        // 20 groups trained in the 40 s between version 0 and version 1.
+        assertThat(v1.get("trainedGroupsPerSecond").asDouble()).isEqualTo(0.5);
+        assertThat(versions.get(0).get("trainedGroupsPerSecond").isNull()).isTrue();
+        assertThat(versions.get(3).get("generatedPassRate").isNull()).isTrue();
+    }
+
+    @Test
+    void shouldServeVersionsOnTheStatusPagesJsonEndpoint() throws Exception {
+        try (StatusCollector collector =
+                        new StatusCollector(
+                                RUN, KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl());
+                StatusWebServer server = StatusWebServer.start(0, collector::collect)) {
+            final HttpResponse<String> api =
+                    HttpClient.newHttpClient()
+                            .send(
+                                    HttpRequest.newBuilder(
+                                                    server.uri().resolve(StatusWebServer.API_PATH))
+                                            .build(),
+                                    HttpResponse.BodyHandlers.ofString());
+
+            assertThat(api.statusCode()).isEqualTo(200);
+            final JsonNode json = new ObjectMapper().readTree(api.body());
+            assertThat(json.get("run").asText()).isEqualTo(RUN);
+            assertThat(json.get("versions")).hasSize(5);
+        }
+    }
+
+    @Test
+    void shouldRenderTheStatusPageInHeadlessChromium() throws Exception {
+        assumeThat(Files.isExecutable(CHROMIUM))
+                .as("headless Chromium at %s (apt-get install -y chromium)", CHROMIUM)
+                .isTrue();
+        final Path png = Path.of("target", "status-page", "status.png").toAbsolutePath();
+        Files.createDirectories(png.getParent());
+        Files.deleteIfExists(png);
+        try (StatusCollector collector =
+                        new StatusCollector(
+                                RUN, KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl());
+                StatusWebServer server = StatusWebServer.start(0, collector::collect)) {
+            final Process chromium =
+                    new ProcessBuilder(
+                                    CHROMIUM.toString(),
+                                    "--headless",
+                                    "--no-sandbox",
+                                    "--disable-gpu",
+                                    "--disable-quic",
+                                    "--no-first-run",
+                                    "--disable-background-networking",
+                                    "--disable-component-update",
+                                    "--disable-sync",
+                                    "--user-data-dir=" + tmp.resolve("profile"),
+                                    "--screenshot=" + png,
+                                    "--window-size=1200,900",
+                                    "--virtual-time-budget=5000",
+                                    server.uri().toString())
+                            .redirectErrorStream(true)
+                            .redirectOutput(tmp.resolve("chromium.log").toFile())
+                            .start();
+            try {
+                assertThat(chromium.waitFor(120, TimeUnit.SECONDS))
+                        .as("chromium finished; log: %s", tmp.resolve("chromium.log"))
+                        .isTrue();
+            } finally {
+                chromium.destroyForcibly();
+            }
+        }
+        assertThat(png).as(Files.readString(tmp.resolve("chromium.log"))).exists();
+        final BufferedImage image = ImageIO.read(png.toFile());
+        assertThat(image.getWidth()).isEqualTo(1200);
+        // A blank or error page has a handful of colours; charts, text and cards have hundreds.
+        assertThat(distinctColours(image)).isGreaterThan(200);
+    }
+
+    private static RunFixtures.Result status(final String... extra) {
+        final List<String> args =
+                new java.util.ArrayList<>(
+                        List.of(
+                                "status",
+                                "--run",
+                                RUN,
+                                "--bootstrap-servers",
+                                KAFKA.bootstrapServers(),
+                                "--schema-registry-url",
+                                KAFKA.schemaRegistryUrl()));
+        args.addAll(List.of(extra));
+        return rwml(args.toArray(String[]::new));
+    }
+
+    private static void commitAtEnd(final String group, final String topic) throws Exception {
+        try (Admin admin =
+                Admin.create(
+                        Map.of(
+                                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                                KAFKA.bootstrapServers()))) {
+            final Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get()
+                    .get(topic)
+                    .partitions()
+                    .forEach(
+                            p ->
+                                    latest.put(
+                                            new TopicPartition(topic, p.partition()),
+                                            OffsetSpec.latest()));
+            final Map<TopicPartition, OffsetAndMetadata> ends = new HashMap<>();
+            admin.listOffsets(latest)
+                    .all()
+                    .get()
+                    .forEach((tp, info) -> ends.put(tp, new OffsetAndMetadata(info.offset())));
+            admin.alterConsumerGroupOffsets(group, ends).all().get();
+        }
+    }
+
+    private static int distinctColours(final BufferedImage image) {
+        final Set<Integer> colours = new HashSet<>();
+        for (int y = 0; y < image.getHeight(); y += 2) {
+            for (int x = 0; x < image.getWidth(); x += 2) {
+                colours.add(image.getRGB(x, y));
+            }
+        }
+        return colours.size();
+    }
+}
