@@ -97,6 +97,10 @@ final class BatchingPredictionProcessor
         final RecordMetadata meta =
                 context.recordMetadata()
                         .orElseThrow(() -> new IllegalStateException("records come from a topic"));
+        if (config.pastStop(meta.partition(), meta.offset())) {
+            metrics.skipped("after-stop");
+            return;
+        }
         final BufferedRecord incoming =
                 new BufferedRecord(
                         record.key(),

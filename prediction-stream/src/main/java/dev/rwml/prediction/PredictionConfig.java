@@ -48,6 +48,9 @@ import java.util.regex.Pattern;
  * transaction.timeout.ms     producer transaction timeout; must exceed one batch's generation (300000)
  * restart.max                stream-thread restarts allowed per window before shutdown (3)
  * restart.window.ms          the window those restarts are counted in (600000)
+ * stop.at                    per partition of rwml.transitions, the first offset NOT predicted,
+ *                            e.g. 0:120,1:98 (empty: no end); later records are skipped, which is
+ *                            how `rwml replay` reads exactly a slice of the log
  * streams.&lt;any&gt;              passed to Kafka Streams as &lt;any&gt; (security, tuning)
  * </pre>
  */
@@ -73,7 +76,8 @@ public record PredictionConfig(
         Duration transactionTimeout,
         int maxThreadRestarts,
         Duration restartWindow,
-        Map<String, String> streamsOverrides) {
+        Map<String, String> streamsOverrides,
+        Map<Integer, Long> stopAt) {
 
     /** Prefix of the environment variables that override file settings. */
     public static final String ENV_PREFIX = "RWML_PREDICTION_";
@@ -102,10 +106,12 @@ public record PredictionConfig(
                     "state.dir",
                     "transaction.timeout.ms",
                     "restart.max",
-                    "restart.window.ms");
+                    "restart.window.ms",
+                    "stop.at");
 
     /** Validates every field and freezes the collections. */
     public PredictionConfig {
+        stopAt = stopAt == null ? Map.of() : Map.copyOf(new TreeMap<>(stopAt));
         require(
                 run != null && RUN_NAME.matcher(run).matches(),
                 "run",
@@ -251,7 +257,8 @@ public record PredictionConfig(
                 Duration.ofMillis(longValue(values, "transaction.timeout.ms", 300_000)),
                 intValue(values, "restart.max", 3),
                 Duration.ofMillis(longValue(values, "restart.window.ms", 600_000)),
-                streams);
+                streams,
+                offsets(values.get("stop.at")));
     }
 
     /** A copy with other settings layered on top, validated again. */
@@ -287,7 +294,56 @@ public record PredictionConfig(
         values.put("restart.max", Integer.toString(maxThreadRestarts));
         values.put("restart.window.ms", Long.toString(restartWindow.toMillis()));
         streamsOverrides.forEach((key, value) -> values.put(STREAMS_PREFIX + key, value));
+        if (!stopAt.isEmpty()) {
+            final StringBuilder text = new StringBuilder();
+            new TreeMap<>(stopAt)
+                    .forEach(
+                            (partition, offset) ->
+                                    text.append(text.length() == 0 ? "" : ",")
+                                            .append(partition)
+                                            .append(':')
+                                            .append(offset));
+            values.put("stop.at", text.toString());
+        }
         return values;
+    }
+
+    /**
+     * Whether the record at {@code offset} of a transitions partition lies at or after {@code
+     * stop.at}, so the stage skips it; partitions not named have no end.
+     */
+    public boolean pastStop(final int partition, final long offset) {
+        final Long stop = stopAt.get(partition);
+        return stop != null && offset >= stop;
+    }
+
+    private static Map<Integer, Long> offsets(final String text) {
+        final Map<Integer, Long> offsets = new TreeMap<>();
+        if (text == null || text.isBlank()) {
+            return offsets;
+        }
+        for (final String item : text.split(",")) {
+            final String[] parts = item.trim().split(":");
+            try {
+                if (parts.length != 2) {
+                    throw new NumberFormatException(item);
+                }
+                final int partition = Integer.parseInt(parts[0].trim());
+                final long offset = Long.parseLong(parts[1].trim());
+                if (partition < 0 || offset < 0) {
+                    throw new NumberFormatException(item);
+                }
+                offsets.put(partition, offset);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(
+                        "prediction setting stop.at='"
+                                + text
+                                + "' is invalid: expected partition:offset pairs separated by"
+                                + " commas, e.g. 0:120,1:98",
+                        e);
+            }
+        }
+        return offsets;
     }
 
     /** Whether a transition of this env and split is selected for prediction. */
