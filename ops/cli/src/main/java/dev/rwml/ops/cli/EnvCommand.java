@@ -50,19 +50,7 @@ final class EnvCommand implements Runnable {
 
     /** The cluster and registry options every env subcommand shares. */
     static final class Connection {
-        @Option(
-                names = "--bootstrap-servers",
-                defaultValue = "${env:RWML_BOOTSTRAP_SERVERS:-localhost:9092}",
-                description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE}).")
-        String bootstrapServers;
-
-        @Option(
-                names = "--schema-registry-url",
-                defaultValue =
-                        "${env:RWML_SCHEMA_REGISTRY_URL:-http://localhost:8081/apis/ccompat/v7}",
-                description =
-                        "Confluent-compatible schema registry URL (default: ${DEFAULT-VALUE}).")
-        String schemaRegistryUrl;
+        @CommandLine.Mixin ClusterOptions cluster = new ClusterOptions();
 
         @Option(
                 names = "--progress-interval",
@@ -73,7 +61,7 @@ final class EnvCommand implements Runnable {
         Duration progressInterval;
 
         KafkaSettings kafka() {
-            return KafkaSettings.of(bootstrapServers, schemaRegistryUrl);
+            return KafkaSettings.of(cluster.bootstrapServers(), cluster.schemaRegistryUrl());
         }
 
         /** Twice a second on a terminal, where the line is rewritten in place. */

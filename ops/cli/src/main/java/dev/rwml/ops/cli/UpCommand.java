@@ -6,8 +6,11 @@ import dev.rwml.schemas.topics.EnsureResult;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.schemas.topics.TopicSpec;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -74,6 +77,7 @@ final class UpCommand implements Callable<Integer> {
                 .addShutdownHook(
                         new Thread(
                                 () -> {
+                                    deleteClusterFile();
                                     cluster.close();
                                     out.println("rwml up: stopped");
                                     out.flush();
@@ -87,10 +91,36 @@ final class UpCommand implements Callable<Integer> {
         out.println("topics.created=" + String.join(",", result.created()));
         out.println("topics.existing=" + String.join(",", result.existing()));
         result.warnings().forEach(w -> out.println("warning: " + w));
+        writeClusterFile(cluster);
         out.println(READY_LINE);
         out.flush();
         stopped.await();
         return 0;
+    }
+
+    /** Lets other commands find this cluster without options while it runs. */
+    private void writeClusterFile(final EmbeddedCluster cluster) throws IOException {
+        final Path file = dataDir.resolve(ClusterOptions.CLUSTER_FILE);
+        final Path tmp = dataDir.resolve(ClusterOptions.CLUSTER_FILE + ".tmp");
+        Files.writeString(
+                tmp,
+                ClusterOptions.BOOTSTRAP_KEY
+                        + "="
+                        + cluster.bootstrapServers()
+                        + "\n"
+                        + ClusterOptions.REGISTRY_KEY
+                        + "="
+                        + cluster.schemaRegistryUrl()
+                        + "\n");
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private void deleteClusterFile() {
+        try {
+            Files.deleteIfExists(dataDir.resolve(ClusterOptions.CLUSTER_FILE));
+        } catch (IOException e) {
+            // The next `rwml up` overwrites it; commands then fail to connect with a clear error.
+        }
     }
 
     private TopicCatalog catalog() {

@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -81,6 +83,7 @@ class RwmlUpIT {
             }
             assertRoundTrip(bootstrap);
             assertRegistryAnswers(registry);
+            assertOtherCommandsFindTheCluster(bootstrap, registry);
 
             // SIGTERM through the handle: Process.destroy() would also close our end of stdout.
             assertThat(up.toHandle().destroy()).isTrue();
@@ -90,10 +93,26 @@ class RwmlUpIT {
             assertThat(rest).contains("rwml up: stopped");
             await().atMost(Duration.ofSeconds(30))
                     .until(() -> children.stream().noneMatch(ProcessHandle::isAlive));
+            assertThat(tmp.resolve(ClusterOptions.CLUSTER_FILE))
+                    .as("a stopped cluster leaves no addresses behind")
+                    .doesNotExist();
         } finally {
             up.descendants().forEach(ProcessHandle::destroyForcibly);
             up.destroyForcibly();
         }
+    }
+
+    private void assertOtherCommandsFindTheCluster(final String bootstrap, final String registry) {
+        assertThat(ClusterOptions.readClusterFile(tmp))
+                .containsEntry(ClusterOptions.BOOTSTRAP_KEY, bootstrap)
+                .containsEntry(ClusterOptions.REGISTRY_KEY, registry);
+        final StringWriter out = new StringWriter();
+        final int exit =
+                Rwml.commandLine()
+                        .setOut(new PrintWriter(out))
+                        .execute("models", "list", "--run", "cli-it", "--data-dir", tmp.toString());
+        assertThat(exit).isZero();
+        assertThat(out.toString()).contains("run cli-it has no versions yet");
     }
 
     private static String value(final List<String> lines, final String prefix) {
