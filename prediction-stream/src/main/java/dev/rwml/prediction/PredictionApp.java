@@ -43,6 +43,8 @@ public final class PredictionApp implements AutoCloseable {
         WAITING_FOR_MODEL,
         /** The streams are started (see {@link #streamsState()}). */
         STREAMING,
+        /** It could not start, or its streams stopped on an error; see the log. */
+        FAILED,
         /** Closed. */
         CLOSED
     }
@@ -59,7 +61,9 @@ public final class PredictionApp implements AutoCloseable {
     private final ModelFollower follower;
     private final KafkaStreams streams;
     private final Thread starter;
+    private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile Phase phase = Phase.WAITING_FOR_MODEL;
+    private volatile boolean closed;
 
     private PredictionApp(
             final PredictionConfig config,
@@ -92,6 +96,15 @@ public final class PredictionApp implements AutoCloseable {
                         clock);
         LOG.info("Prediction topology of run {}:\n{}", config.run(), topology.describe());
         this.streams = new KafkaStreams(topology, streamsProperties(config));
+        this.streams.setStateListener(
+                (now, before) -> {
+                    if (now == KafkaStreams.State.ERROR) {
+                        phase = Phase.FAILED;
+                        stopped.countDown();
+                    } else if (now == KafkaStreams.State.NOT_RUNNING) {
+                        stopped.countDown();
+                    }
+                });
         this.streams.setUncaughtExceptionHandler(
                 new BoundedRestartHandler(
                         config.maxThreadRestarts(), config.restartWindow(), clock));
@@ -123,36 +136,27 @@ public final class PredictionApp implements AutoCloseable {
      */
     public static int run(final PredictionConfig config) {
         LOG.info("Starting prediction stage with {}", config.toMap());
-        final CountDownLatch stopped = new CountDownLatch(1);
         try (PredictionApp app =
                 start(config, Metrics.globalRegistry, CheckpointModelLoader.standard())) {
-            app.streams.setStateListener(
-                    (now, before) -> {
-                        if (now == KafkaStreams.State.ERROR
-                                || now == KafkaStreams.State.NOT_RUNNING) {
-                            stopped.countDown();
-                        }
-                    });
-            final Thread hook =
-                    new Thread(
-                            () -> {
-                                app.close();
-                                stopped.countDown();
-                            },
-                            "rwml-prediction-shutdown");
+            final Thread hook = new Thread(app::close, "rwml-prediction-shutdown");
             Runtime.getRuntime().addShutdownHook(hook);
-            stopped.await();
-            return app.streams.state() == KafkaStreams.State.ERROR ? 1 : 0;
+            app.awaitStop();
+            return app.phase() == Phase.FAILED ? 1 : 0;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return 1;
         }
     }
 
+    /** Blocks until the app is closed, fails to start, or its streams stop. */
+    public void awaitStop() throws InterruptedException {
+        stopped.await();
+    }
+
     private void startWhenModelArrives() {
         try {
             while (!slot.awaitFirst(WAIT_LOG_EVERY)) {
-                if (phase == Phase.CLOSED) {
+                if (closed) {
                     return;
                 }
                 LOG.info(
@@ -163,7 +167,7 @@ public final class PredictionApp implements AutoCloseable {
                         follower.status());
             }
             synchronized (this) {
-                if (phase == Phase.CLOSED) {
+                if (closed) {
                     return;
                 }
                 try (Admin admin = Admin.create(adminConfig(config))) {
@@ -186,6 +190,8 @@ public final class PredictionApp implements AutoCloseable {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
             LOG.error("Run {}: the prediction stage could not start", config.run(), e);
+            phase = Phase.FAILED;
+            stopped.countDown();
         }
     }
 
@@ -221,10 +227,13 @@ public final class PredictionApp implements AutoCloseable {
     @Override
     public void close() {
         synchronized (this) {
-            if (phase == Phase.CLOSED) {
+            if (closed) {
                 return;
             }
-            phase = Phase.CLOSED;
+            closed = true;
+            if (phase != Phase.FAILED) {
+                phase = Phase.CLOSED;
+            }
         }
         starter.interrupt();
         // Leaving the group hands the partitions to the remaining or next instance at once,
@@ -237,6 +246,7 @@ public final class PredictionApp implements AutoCloseable {
         channel.close();
         slot.close();
         loader.close();
+        stopped.countDown();
         LOG.info("Prediction stage of run {} closed", config.run());
     }
 
