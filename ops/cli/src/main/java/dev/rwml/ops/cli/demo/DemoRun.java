@@ -417,6 +417,9 @@ public final class DemoRun {
         m.put("bootstrap.servers", bootstrap);
         m.put("schema.registry.url", registry);
         m.put("state.dir", dir.resolve("state").resolve("reward").toString());
+        if (!settings.rewardSpec().isBlank()) {
+            m.put("reward.spec", settings.rewardSpec());
+        }
         PipelineStages.streamsTuning().forEach((k, v) -> m.put("streams." + k, v));
         return RewardConfig.fromMap(m);
     }
