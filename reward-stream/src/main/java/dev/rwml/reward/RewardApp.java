@@ -9,7 +9,7 @@ import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.core.instrument.Metrics;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.HashMap;
@@ -48,10 +48,13 @@ public final class RewardApp {
         run(RewardConfig.load(file, System.getenv()));
     }
 
-    /** Runs the stage until the JVM shuts down or the stage fails; for the {@code rwml} command. */
+    /**
+     * Runs the stage until the JVM shuts down or the stage fails; for the {@code rwml} command.
+     * Meters go to Micrometer's global registry, where the command adds its Prometheus exporter.
+     */
     public static void run(final RewardConfig config) throws InterruptedException {
         final CountDownLatch stopped = new CountDownLatch(1);
-        final RewardStage stage = start(config, new SimpleMeterRegistry());
+        final RewardStage stage = start(config, Metrics.globalRegistry);
         stage.streams()
                 .setStateListener(
                         (now, before) -> {

@@ -1,5 +1,6 @@
 package dev.rwml.ops.cli;
 
+import dev.rwml.ops.cli.metrics.MetricsOptions;
 import dev.rwml.prediction.PredictionApp;
 import dev.rwml.prediction.PredictionConfig;
 import java.util.Map;
@@ -22,6 +23,7 @@ final class PredictCommand implements Callable<Integer> {
 
     @Mixin private ClusterOptions cluster;
     @Mixin private StageSettings settings;
+    @Mixin private MetricsOptions metrics;
 
     @Override
     public Integer call() {
@@ -34,6 +36,8 @@ final class PredictCommand implements Callable<Integer> {
                                         "run", run,
                                         "bootstrap.servers", cluster.bootstrapServers(),
                                         "schema.registry.url", cluster.schemaRegistryUrl())));
-        return PredictionApp.run(config);
+        try (MetricsOptions.Exposure endpoint = metrics.expose()) {
+            return PredictionApp.run(config);
+        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.rwml.ops.cli;
 
+import dev.rwml.ops.cli.metrics.MetricsOptions;
 import dev.rwml.reward.RewardApp;
 import dev.rwml.reward.RewardConfig;
 import java.util.Map;
@@ -22,10 +23,13 @@ final class RewardCommand implements Callable<Integer> {
 
     @Mixin private ClusterOptions cluster;
     @Mixin private StageSettings settings;
+    @Mixin private MetricsOptions metrics;
 
     @Override
     public Integer call() throws InterruptedException {
-        RewardApp.run(config(run, cluster, settings, Map.of()));
+        try (MetricsOptions.Exposure endpoint = metrics.expose()) {
+            RewardApp.run(config(run, cluster, settings, Map.of()));
+        }
         return 0;
     }
 

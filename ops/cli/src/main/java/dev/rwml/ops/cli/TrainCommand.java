@@ -1,5 +1,6 @@
 package dev.rwml.ops.cli;
 
+import dev.rwml.ops.cli.metrics.MetricsOptions;
 import dev.rwml.trainer.TrainerApp;
 import dev.rwml.trainer.TrainerConfig;
 import java.io.IOException;
@@ -33,6 +34,7 @@ final class TrainCommand implements Callable<Integer> {
 
     @Mixin private ClusterOptions cluster;
     @Mixin private StageSettings settings;
+    @Mixin private MetricsOptions metrics;
     @Spec private CommandSpec spec;
 
     @Override
@@ -48,7 +50,10 @@ final class TrainCommand implements Callable<Integer> {
         final TrainerConfig config =
                 TrainerConfig.load(run, Optional.ofNullable(settings.file), System.getenv())
                         .with(settings.with(fromOptions));
-        final long version = TrainerApp.run(config);
+        final long version;
+        try (MetricsOptions.Exposure endpoint = metrics.expose()) {
+            version = TrainerApp.run(config);
+        }
         spec.commandLine().getOut().println("rwml train: stopped at version " + version);
         return 0;
     }
