@@ -18,7 +18,10 @@ import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.worldmodel.channel.ChunkObserver;
 import dev.rwml.worldmodel.channel.ModelChannel;
 import dev.rwml.worldmodel.channel.ModelPublisher;
+import dev.rwml.worldmodel.channel.VerifiedArtifact;
 import dev.rwml.worldmodel.checkpoint.Checkpoint;
+import dev.rwml.worldmodel.generate.Sample;
+import dev.rwml.worldmodel.prompt.Prompt;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -31,6 +34,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -303,6 +307,86 @@ class PredictionAppIT {
         final PredictionApp second = startApp();
         await().atMost(WAIT).until(() -> keys(groups()).size() == ids.size());
         second.close();
+
+        final List<PredictionGroup> all = groups();
+        assertThat(all).hasSize(ids.size());
+        assertThat(keys(all)).containsExactlyInAnyOrderElementsOf(ids);
+    }
+
+    /** What a stream thread dies of in the crash test: not a RuntimeException, so not handled. */
+    private static final class SimulatedCrash extends Error {
+        private static final long serialVersionUID = 1L;
+
+        SimulatedCrash() {
+            super("simulated crash of the stream thread in the middle of a batch");
+        }
+    }
+
+    /** The real model, except that its {@code crashAt}-th generation kills the calling thread. */
+    private static ModelLoader crashingOnce(final int crashAt) {
+        final CheckpointModelLoader real = CheckpointModelLoader.standard();
+        final AtomicInteger calls = new AtomicInteger();
+        return new ModelLoader() {
+            @Override
+            public PredictionModel load(final VerifiedArtifact artifact) {
+                final PredictionModel model = real.load(artifact);
+                return new PredictionModel() {
+                    @Override
+                    public long version() {
+                        return model.version();
+                    }
+
+                    @Override
+                    public Prompt prompt(final Transition transition, final int maxTokens) {
+                        return model.prompt(transition, maxTokens);
+                    }
+
+                    @Override
+                    public String decode(final int[] tokenIds) {
+                        return model.decode(tokenIds);
+                    }
+
+                    @Override
+                    public List<List<Sample>> sample(
+                            final List<int[]> prompts,
+                            final SamplingSettings sampling,
+                            final long seed) {
+                        final List<List<Sample>> groups = model.sample(prompts, sampling, seed);
+                        if (calls.incrementAndGet() == crashAt) {
+                            throw new SimulatedCrash();
+                        }
+                        return groups;
+                    }
+
+                    @Override
+                    public void close() {
+                        model.close();
+                    }
+                };
+            }
+
+            @Override
+            public void close() {
+                real.close();
+            }
+        };
+    }
+
+    @Test
+    void shouldStayExactlyOnceWhenAStreamThreadDiesInTheMiddleOfABatch() {
+        publishModel(0, 1);
+        final PredictionApp app =
+                closeLater(
+                        PredictionApp.start(
+                                config(Map.of("streams.session.timeout.ms", "6000")),
+                                new SimpleMeterRegistry(),
+                                crashingOnce(5)));
+        final List<String> ids = produceTransitions("crash", 0, 40);
+
+        // Four batches were committed or in flight when the fifth killed the thread; the
+        // replacement thread aborts that transaction and generates the rest again.
+        await().atMost(WAIT).until(() -> keys(groups()).size() == ids.size());
+        app.close();
 
         final List<PredictionGroup> all = groups();
         assertThat(all).hasSize(ids.size());
