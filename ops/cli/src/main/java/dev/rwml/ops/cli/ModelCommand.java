@@ -82,17 +82,7 @@ final class ModelCommand implements Runnable {
                 description = "Seed of initialisation and shuffling (default: ${DEFAULT-VALUE}).")
         private long seed;
 
-        @Option(
-                names = "--bootstrap-servers",
-                required = true,
-                description = "Kafka bootstrap servers (`rwml up` prints them).")
-        private String bootstrapServers;
-
-        @Option(
-                names = "--schema-registry-url",
-                required = true,
-                description = "Confluent-compatible schema registry URL (`rwml up` prints it).")
-        private String schemaRegistryUrl;
+        @CommandLine.Mixin private ClusterOptions cluster;
 
         @Override
         public Integer call() {
@@ -100,8 +90,8 @@ final class ModelCommand implements Runnable {
             final BaseModelInit.Config config =
                     BaseModelInit.Config.of(
                             run,
-                            bootstrapServers,
-                            schemaRegistryUrl,
+                            cluster.bootstrapServers(),
+                            cluster.schemaRegistryUrl(),
                             size,
                             steps,
                             maxTransitions,
