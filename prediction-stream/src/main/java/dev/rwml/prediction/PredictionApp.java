@@ -9,6 +9,7 @@ import dev.rwml.worldmodel.channel.ModelChannel;
 import dev.rwml.worldmodel.channel.ModelFollower;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -146,6 +147,23 @@ public final class PredictionApp implements AutoCloseable {
             Thread.currentThread().interrupt();
             return 1;
         }
+    }
+
+    /**
+     * Runs the stage outside the {@code rwml} command: {@code PredictionApp [config.properties]},
+     * with the required settings in the file or in {@code RWML_PREDICTION_RUN}, {@code
+     * RWML_PREDICTION_BOOTSTRAP_SERVERS} and {@code RWML_PREDICTION_SCHEMA_REGISTRY_URL}.
+     */
+    public static void main(final String[] args) {
+        if (args.length > 1) {
+            throw new IllegalArgumentException(
+                    "usage: PredictionApp [config.properties]; settings are documented on"
+                            + " PredictionConfig");
+        }
+        final PredictionConfig config =
+                PredictionConfig.load(
+                        args.length == 1 ? Path.of(args[0]) : null, System.getenv(), Map.of());
+        System.exit(run(config));
     }
 
     /** Blocks until the app is closed, fails to start, or its streams stop. */

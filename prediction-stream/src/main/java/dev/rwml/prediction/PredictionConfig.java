@@ -346,12 +346,6 @@ public record PredictionConfig(
         return offsets;
     }
 
-    /** Whether a transition of this env and split is selected for prediction. */
-    public boolean selects(final String envName, final String split) {
-        return (envNames.isEmpty() || envNames.contains(envName))
-                && (splits.isEmpty() || splits.contains(split));
-    }
-
     private static Map<String, String> readFile(final Path file) {
         final Properties properties = new Properties();
         try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {

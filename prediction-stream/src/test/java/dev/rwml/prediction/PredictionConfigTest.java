@@ -28,7 +28,7 @@ class PredictionConfigTest {
         assertThat(config.batchMaxWait()).isEqualTo(Duration.ofMillis(200));
         assertThat(config.overLength()).isEqualTo(OverLengthPolicy.TRUNCATE_HISTORY);
         assertThat(config.envNames()).isEmpty();
-        assertThat(config.selects("alfworld", "train")).isTrue();
+        assertThat(config.splits()).isEmpty();
     }
 
     @Test
@@ -63,7 +63,6 @@ class PredictionConfigTest {
         assertThat(config.envNames()).containsExactly("alfworld", "retail");
         assertThat(config.overLength()).isEqualTo(OverLengthPolicy.DEAD_LETTER);
         assertThat(config.streamsOverrides()).containsEntry("commit.interval.ms", "500");
-        assertThat(config.selects("airline", "train")).isFalse();
     }
 
     @Test
