@@ -312,6 +312,24 @@ class PredictionTopologyTest {
     }
 
     @Test
+    void shouldSkipRecordsAtOrAfterTheStopOffsetOfTheirPartition() {
+        start(config(Map.of("stop.at", "0:1")));
+
+        pipe(TinyWorldModels.transition("e1", 0, "a", 0));
+        pipe(TinyWorldModels.transition("e1", 1, "b", 0));
+
+        assertThat(predictions.readKeyValuesToList())
+                .extracting(kv -> kv.key)
+                .containsExactly("alfworld/e1/0");
+        assertThat(
+                        meters.get("rwml.prediction.skipped")
+                                .tag("reason", "after-stop")
+                                .counter()
+                                .count())
+                .isEqualTo(1);
+    }
+
+    @Test
     void shouldServeANewModelVersionFromTheNextBatch() {
         start(config(Map.of()));
 
