@@ -110,12 +110,19 @@ public final class PredictionApp implements AutoCloseable {
                 new BoundedRestartHandler(
                         config.maxThreadRestarts(), config.restartWindow(), clock));
         this.channel = new ModelChannel(topics, config.bootstrapServers(), registryConfig);
-        this.follower =
-                ModelFollower.start(
-                        channel,
-                        Optional.empty(),
-                        artifact -> slot.install(loader.load(artifact)),
-                        Duration.ofMillis(500));
+        try {
+            this.follower =
+                    ModelFollower.start(
+                            channel,
+                            Optional.empty(),
+                            artifact -> slot.install(loader.load(artifact)),
+                            Duration.ofMillis(500));
+        } catch (RuntimeException e) {
+            // The streams client already holds its own clients and threads; free them.
+            streams.close(Duration.ofSeconds(10));
+            channel.close();
+            throw e;
+        }
         this.starter = new Thread(this::startWhenModelArrives, "rwml-prediction-starter");
         this.starter.setDaemon(true);
         this.starter.start();
