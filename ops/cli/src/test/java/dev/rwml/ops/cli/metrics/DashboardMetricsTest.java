@@ -1,0 +1,94 @@
+package dev.rwml.ops.cli.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.rwml.prediction.ModelSlot;
+import dev.rwml.prediction.PredictionMetrics;
+import dev.rwml.reward.RewardMetrics;
+import dev.rwml.reward.embed.CachingEmbedder;
+import dev.rwml.reward.embed.TextEmbedder;
+import dev.rwml.reward.group.KeepDecision;
+import dev.rwml.trainer.FaultHook;
+import dev.rwml.trainer.PublishListener;
+import dev.rwml.trainer.TrainerConfig;
+import dev.rwml.trainer.TrainerLoop;
+import dev.rwml.trainer.WorldModelPolicyTrainer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Grafana dashboard and the stages agree: every {@code rwml_*} series a panel queries is one
+ * that the stages' meter classes export through Prometheus.
+ */
+class DashboardMetricsTest {
+
+    private static final Path DASHBOARD = Path.of("..", "grafana", "rwml.json");
+    private static final Pattern SERIES = Pattern.compile("rwml_[a-z_]+");
+
+    @Test
+    void shouldOnlyQuerySeriesThatTheStagesExport() throws Exception {
+        final Set<String> exported = exportedSeries();
+        final Set<String> queried = new TreeSet<>();
+        final Matcher m = SERIES.matcher(Files.readString(DASHBOARD));
+        while (m.find()) {
+            queried.add(m.group());
+        }
+
+        assertThat(queried).hasSizeGreaterThan(20);
+        assertThat(exported).containsAll(queried);
+    }
+
+    /** Series names of a registry on which every stage registered and used each of its meters. */
+    private static Set<String> exportedSeries() {
+        final PrometheusMeterRegistry registry =
+                new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        final PredictionMetrics prediction = new PredictionMetrics(registry, "r", new ModelSlot());
+        prediction.batch(4, 1_000_000, 64);
+        prediction.historyTruncated();
+        prediction.deadLetter("UNKNOWN_SCHEMA_ID");
+        prediction.skipped("too-long");
+        final RewardMetrics reward = new RewardMetrics(registry, "r");
+        reward.groupRewarded("INFORMATIVE", KeepDecision.INFORMATIVE, 0.5, Duration.ofMillis(3));
+        reward.similarity("embedding-cosine", 0.8);
+        reward.joinMiss();
+        reward.late("predictions");
+        reward.transitionFiltered();
+        reward.deadLetter("PROCESSING");
+        reward.bindCache(new CachingEmbedder(new ConstantEmbedder(), 16));
+        new TrainerLoop(
+                TrainerConfig.defaults("r"),
+                WorldModelPolicyTrainer.factory(),
+                registry,
+                FaultHook.NONE,
+                PublishListener.NONE);
+        final Set<String> names = new TreeSet<>();
+        for (final String line : registry.scrape().split("\n")) {
+            if (!line.startsWith("#") && !line.isBlank()) {
+                names.add(line.split("[{ ]", 2)[0]);
+            }
+        }
+        return names;
+    }
+
+    /** Unused vectors: only the cache's counters matter here. */
+    private static final class ConstantEmbedder implements TextEmbedder {
+        @Override
+        public String modelName() {
+            return "constant";
+        }
+
+        @Override
+        public List<float[]> embedAll(final List<String> texts) {
+            return texts.stream().map(t -> new float[] {1f}).toList();
+        }
+    }
+}
