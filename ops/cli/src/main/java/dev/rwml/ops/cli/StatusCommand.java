@@ -6,6 +6,10 @@ import dev.rwml.ops.cli.status.StatusReport;
 import dev.rwml.ops.cli.status.StatusWebServer;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -36,6 +40,14 @@ final class StatusCommand implements Callable<Integer> {
 
     @Mixin private ClusterOptions cluster;
 
+    @Option(
+            names = "--group",
+            paramLabel = "STAGE=ID",
+            description =
+                    "The consumer group or application id of a stage started with another"
+                            + " application.id (prediction, reward, trainer); repeatable.")
+    private Map<String, String> groups = Map.of();
+
     @Option(names = "--json", description = "Print the status as one JSON object.")
     private boolean json;
 
@@ -64,8 +76,13 @@ final class StatusCommand implements Callable<Integer> {
                     spec.commandLine(), "--sample-seconds must be 0 or more, was " + sampleSeconds);
         }
         final PrintWriter out = spec.commandLine().getOut();
+        final List<StatusCollector.Stage> stages =
+                stages(
+                        StatusCollector.stagesOf(
+                                run, cluster.bootstrapServers(), cluster.schemaRegistryUrl()));
         try (StatusCollector collector =
-                new StatusCollector(run, cluster.bootstrapServers(), cluster.schemaRegistryUrl())) {
+                new StatusCollector(
+                        run, cluster.bootstrapServers(), cluster.schemaRegistryUrl(), stages)) {
             if (web) {
                 return serve(collector, out);
             }
@@ -82,6 +99,27 @@ final class StatusCommand implements Callable<Integer> {
             out.flush();
             return 0;
         }
+    }
+
+    /** The default stages with the ids given by --group. */
+    private List<StatusCollector.Stage> stages(final List<StatusCollector.Stage> defaults) {
+        final Map<String, String> unknown = new TreeMap<>(groups);
+        final List<StatusCollector.Stage> out = new ArrayList<>();
+        for (final StatusCollector.Stage stage : defaults) {
+            final String id = unknown.remove(stage.stage());
+            out.add(
+                    id == null
+                            ? stage
+                            : new StatusCollector.Stage(stage.stage(), id, stage.inputTopics()));
+        }
+        if (!unknown.isEmpty()) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "--group names unknown stages "
+                            + unknown.keySet()
+                            + "; use prediction, reward or trainer");
+        }
+        return out;
     }
 
     private int serve(final StatusCollector collector, final PrintWriter out)

@@ -30,6 +30,17 @@ class StatusAndDlqUsageTest {
     }
 
     @Test
+    void shouldRejectGroupOverridesOfUnknownStages() {
+        final RunFixtures.Result r =
+                rwml(concat(new String[] {"status", "--run", "r", "--group", "predictor=x"}));
+
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err())
+                .contains("--group names unknown stages [predictor]")
+                .contains("prediction, reward or trainer");
+    }
+
+    @Test
     void shouldAskForOffsetOrAllWhenResending() {
         final RunFixtures.Result r = rwml(concat(new String[] {"dlq", "--run", "r"}, "resend"));
 

@@ -1,8 +1,11 @@
 package dev.rwml.ops.cli.status;
 
 import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * What {@code rwml status} knows about one run at one moment: lag per stage, published versions,
@@ -44,7 +47,8 @@ public record RunStatus(
             String stage, String groupId, Map<String, Long> lagByTopic, boolean started) {
 
         public StageLag {
-            lagByTopic = Map.copyOf(lagByTopic);
+            // Input topics in the stage's order: the main input first.
+            lagByTopic = Collections.unmodifiableMap(new LinkedHashMap<>(lagByTopic));
         }
 
         /** The lag summed over the input topics. */
@@ -80,7 +84,7 @@ public record RunStatus(
             Double generatedPassRate) {
 
         public VersionInfo {
-            metrics = Map.copyOf(metrics);
+            metrics = Collections.unmodifiableMap(new TreeMap<>(metrics));
         }
     }
 

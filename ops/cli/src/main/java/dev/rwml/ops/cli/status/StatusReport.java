@@ -119,6 +119,9 @@ public final class StatusReport {
                         .append('\n');
             }
             table(out, versions);
+            out.append(
+                    "(TRAIN PASS: pass rate of the groups trained into the version; GEN PASS: of"
+                            + " the groups it generated, with their count)\n");
         }
         out.append('\n');
         final List<List<String>> topics = new ArrayList<>();
