@@ -1,0 +1,70 @@
+package dev.rwml.ops.cli.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code rwml demo --quick} end to end on its own embedded cluster, as CI runs it. */
+class DemoRunIT {
+
+    @TempDir Path dir;
+
+    @Test
+    void shouldAdvanceVersionsWriteTheReportAndLeaveNothingRunningWhenTheQuickDemoEnds()
+            throws Exception {
+        final StringWriter terminal = new StringWriter();
+        final DemoRun demo =
+                new DemoRun(
+                        dir,
+                        DemoSettings.of("tiny", true).withBudget(Duration.ofMinutes(3), 1),
+                        new PrintWriter(terminal, true),
+                        false);
+
+        final DemoRun.Result result = demo.run();
+
+        assertThat(result.last().versionsAfterBase())
+                .as("versions published after the base; output:%n%s", terminal)
+                .isGreaterThanOrEqualTo(1);
+        assertThat(result.last().rewardedGroups()).as("rewarded groups").isPositive();
+        assertThat(result.heldOut()).extracting(HeldOutEvaluator.Score::version).contains(0L);
+        assertThat(result.heldOut()).allSatisfy(s -> assertThat(s.samples()).isPositive());
+        final Path report = dir.resolve("report");
+        for (final String file : ReportWriter.FILES) {
+            assertThat(report.resolve(file)).as(file).exists();
+            assertThat(Files.size(report.resolve(file))).as(file).isPositive();
+        }
+        assertThat(Files.readAllLines(report.resolve("versions.csv"))).hasSizeGreaterThan(2);
+        assertThat(Files.readString(report.resolve("index.html")))
+                .contains("heldout.png", "pass-rate.png", "kl.png", "throughput.png");
+        assertThat(terminal.toString()).contains("version 0").contains("Report:");
+
+        final Optional<ProcessHandle> registry = ProcessHandle.of(result.registryPid());
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> registry.map(p -> !p.isAlive()).orElse(true));
+        await().atMost(Duration.ofSeconds(60)).until(() -> leftoverThreads().isEmpty());
+    }
+
+    /** Threads of Kafka clients, Streams, the broker or our stages still alive. */
+    private static List<String> leftoverThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(Thread::isAlive)
+                .map(Thread::getName)
+                .filter(
+                        n ->
+                                n.contains("StreamThread")
+                                        || n.startsWith("kafka-producer-network-thread")
+                                        || n.startsWith("rwml-")
+                                        || n.contains("data-plane-kafka")
+                                        || n.startsWith("kafka-"))
+                .toList();
+    }
+}
