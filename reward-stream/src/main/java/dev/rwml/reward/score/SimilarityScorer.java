@@ -45,9 +45,10 @@ public final class SimilarityScorer {
     private double[] cosines(final String observed, final List<String> predictions) {
         final double[] scores = new double[predictions.size()];
         final String reference = observed.strip();
+        final boolean referenceEmpty = !hasVisibleText(reference);
         final List<String> batch = new ArrayList<>(predictions.size() + 1);
         final int[] slot = new int[predictions.size()];
-        if (!reference.isEmpty()) {
+        if (!referenceEmpty) {
             batch.add(reference);
         }
         for (int i = 0; i < predictions.size(); i++) {
@@ -55,9 +56,10 @@ public final class SimilarityScorer {
             slot[i] = -1;
             if (predicted == null) {
                 scores[i] = 0;
-            } else if (predicted.isBlank() || reference.isEmpty()) {
-                // The model cannot embed an empty text; two empty states are the same state.
-                scores[i] = predicted.isBlank() && reference.isEmpty() ? 1 : 0;
+            } else if (!hasVisibleText(predicted) || referenceEmpty) {
+                // The model cannot embed a text without visible characters; two such states are
+                // the same state.
+                scores[i] = !hasVisibleText(predicted) && referenceEmpty ? 1 : 0;
             } else {
                 slot[i] = batch.size();
                 batch.add(predicted.strip());
@@ -74,6 +76,21 @@ public final class SimilarityScorer {
             }
         }
         return scores;
+    }
+
+    /**
+     * Whether a text has a character an embedding tokenizer keeps: BERT-style tokenizers drop
+     * whitespace, control and format characters, so a text of only those embeds to nothing.
+     */
+    static boolean hasVisibleText(final String text) {
+        return text.codePoints()
+                .anyMatch(
+                        cp ->
+                                !Character.isWhitespace(cp)
+                                        && !Character.isSpaceChar(cp)
+                                        && !Character.isISOControl(cp)
+                                        && Character.getType(cp) != Character.FORMAT
+                                        && cp != 0xFFFD);
     }
 
     private static double[] rouge(final String observed, final List<String> predictions) {

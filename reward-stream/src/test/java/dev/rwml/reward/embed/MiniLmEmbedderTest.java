@@ -33,6 +33,16 @@ class MiniLmEmbedderTest {
     }
 
     @Test
+    void shouldScoreZeroForAPredictionTheTokenizerReducesToNothing() {
+        // Control and format characters survive String.isBlank but not the BERT tokenizer, which
+        // then refuses the text; the scorer must treat such a prediction as empty, not fail.
+        final double[] s = scores(FRIDGE, "\u0001\u200b\u0002", "", FRIDGE);
+        assertThat(s[0]).isZero();
+        assertThat(s[1]).isZero();
+        assertThat(s[2]).isGreaterThan(0.99);
+    }
+
+    @Test
     void shouldEmbedInto384Dimensions() {
         final List<float[]> vectors = model.embedAll(List.of(FRIDGE, "Nothing happens."));
         assertThat(vectors).hasSize(2);
