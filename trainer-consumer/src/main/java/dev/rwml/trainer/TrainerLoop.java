@@ -69,6 +69,7 @@ public final class TrainerLoop implements AutoCloseable {
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final CountDownLatch stopRequested = new CountDownLatch(1);
     private volatile boolean running = true;
+    private volatile boolean finishRequested;
     private volatile KafkaConsumer<byte[], byte[]> consumer;
 
     /**
@@ -157,6 +158,16 @@ public final class TrainerLoop implements AutoCloseable {
         if (c != null) {
             c.wakeup();
         }
+    }
+
+    /**
+     * Asks {@link #run} to end once it has read the rewards topic to its current end: it trains
+     * what it buffered (a partial batch too), publishes a last version whose lineage reaches the
+     * end, and returns. For bounded inputs such as {@code rwml replay}; {@link #close} instead
+     * drops the work since the last version.
+     */
+    public void finish() {
+        finishRequested = true;
     }
 
     /** Waits until {@link #run} returned, for shutdown hooks. */
@@ -303,7 +314,44 @@ public final class TrainerLoop implements AutoCloseable {
                     }
                 }
                 applyBackPressure();
+                if (finishRequested && caughtUp()) {
+                    flush();
+                    return;
+                }
             }
+        }
+
+        /** Whether every assigned partition was read up to its (read_committed) end. */
+        private boolean caughtUp() {
+            if (paused) {
+                return false;
+            }
+            final Map<TopicPartition, Long> ends =
+                    consumer.endOffsets(consumer.assignment(), READ_TIMEOUT);
+            return ends.entrySet().stream()
+                    .allMatch(e -> consumer.position(e.getKey(), READ_TIMEOUT) >= e.getValue());
+        }
+
+        /**
+         * Trains every buffered group, then publishes a version covering everything read up to the
+         * consumer's positions (past transaction markers), even when no step was taken since the
+         * last version, so the lineage ends where the topic ends.
+         */
+        private void flush() {
+            while (assembler.size() > 0) {
+                train(assembler.take(state.version));
+            }
+            for (final TopicPartition tp : consumer.assignment()) {
+                window.advanceTo(tp, consumer.position(tp, READ_TIMEOUT));
+            }
+            if (!window.lineage().isEmpty()) {
+                publish();
+            }
+            LOG.info(
+                    "Trainer of run {} finished at version {}: the rewards topic was read to its"
+                            + " end",
+                    config.run(),
+                    state.version);
         }
 
         private void assignFromCommittedOffsets() {

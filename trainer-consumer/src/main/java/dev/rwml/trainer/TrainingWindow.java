@@ -51,6 +51,15 @@ final class TrainingWindow {
         until.merge(tp, offset + 1, Math::max);
     }
 
+    /**
+     * Moves the frontier of {@code tp} to {@code position} (the consumer's next offset), so offsets
+     * with no record (transaction markers) at the end of a read are covered too.
+     */
+    void advanceTo(final TopicPartition tp, final long position) {
+        from.putIfAbsent(tp, position);
+        until.merge(tp, position, Math::max);
+    }
+
     void dropped(final GroupVerdict verdict) {
         switch (verdict) {
             case STALE -> droppedStale++;

@@ -41,6 +41,24 @@ class TrainingWindowTest {
     }
 
     @Test
+    void shouldCoverTrailingMarkerOffsetsWhenAdvancedToTheConsumerPosition() {
+        final TrainingWindow w = new TrainingWindow();
+        w.start(Map.of(P0, 0L, P1, 5L));
+        w.processed(P0, 0);
+        w.processed(P0, 1);
+        // Offset 2 is a transaction marker: the consumer's position is 3 though no record had it.
+        w.advanceTo(P0, 3);
+        w.advanceTo(P1, 5);
+        assertThat(w.lineage())
+                .extracting(
+                        OffsetRange::getPartition,
+                        OffsetRange::getFromOffset,
+                        OffsetRange::getUntilOffset)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(0, 0L, 3L));
+        assertThat(w.offsetsToCommit().get(P0).offset()).isEqualTo(3);
+    }
+
+    @Test
     void shouldAverageStepMetricsAndCountStalenessPerVersionGap() {
         final TrainingWindow w = new TrainingWindow();
         w.step(new StepStats(1.0, 0.1, 0.0, 2.0, 10));
