@@ -1,7 +1,10 @@
 package dev.rwml.env.tau2;
 
+import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 import java.util.SplittableRandom;
+import java.util.function.Predicate;
 
 /** Seeded generators of names, addresses and ids shared by the domains' database generators. */
 public final class Fakes {
@@ -63,6 +66,13 @@ public final class Fakes {
     /** One element, uniformly. */
     public static <T> T pick(final SplittableRandom rng, final List<T> list) {
         return list.get(rng.nextInt(list.size()));
+    }
+
+    /** One element of those that fit, uniformly, or empty when none does. */
+    public static <T> Optional<T> pickFitting(
+            final SplittableRandom rng, final Collection<T> all, final Predicate<T> fits) {
+        final List<T> candidates = all.stream().filter(fits).toList();
+        return candidates.isEmpty() ? Optional.empty() : Optional.of(pick(rng, candidates));
     }
 
     /** {@code n} decimal digits, leading zeros allowed. */

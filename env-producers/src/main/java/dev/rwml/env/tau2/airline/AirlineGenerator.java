@@ -4,6 +4,7 @@ import dev.rwml.env.tau2.Fakes;
 import dev.rwml.env.tau2.InfoKind;
 import dev.rwml.env.tau2.Name;
 import dev.rwml.env.tau2.TaskBuilder;
+import dev.rwml.env.tau2.TaskKinds;
 import dev.rwml.env.tau2.Tau2Task;
 import dev.rwml.env.tau2.ToolCall;
 import dev.rwml.env.tau2.airline.AirlineDb.AirlinePayment;
@@ -283,15 +284,7 @@ public final class AirlineGenerator {
 
     /** A task of a kind that this database supports, chosen at random. */
     public static Tau2Task task(final String id, final AirlineDb db, final SplittableRandom rng) {
-        final List<String> kinds = new ArrayList<>(KINDS);
-        while (!kinds.isEmpty()) {
-            final String kind = kinds.remove(rng.nextInt(kinds.size()));
-            final Optional<Tau2Task> task = task(id, kind, db, rng);
-            if (task.isPresent()) {
-                return task.get();
-            }
-        }
-        throw new IllegalStateException("no task kind fits the generated database of " + id);
+        return TaskKinds.firstFitting(id, KINDS, rng, kind -> task(id, kind, db, rng));
     }
 
     /** A task of the given kind, or empty when nothing in the database fits it. */
@@ -301,12 +294,13 @@ public final class AirlineGenerator {
             case "book_reservation" -> book(id, kind, db, rng);
             case "cancel_reservation" ->
                     pick(db, rng, r -> active(r) && notDeparted(db, r) && cancellable(db, r))
-                            .map(r -> cancel(id, kind, db, r));
+                            .map(r -> cancel(lookedUp(id, kind, r), r));
             case "update_reservation_baggages" ->
-                    pick(db, rng, AirlineGenerator::active).map(r -> bags(id, kind, db, rng, r));
+                    pick(db, rng, AirlineGenerator::active)
+                            .map(r -> bags(lookedUp(id, kind, r), db, rng, r));
             case "update_reservation_passengers" ->
                     pick(db, rng, AirlineGenerator::active)
-                            .map(r -> passengers(id, kind, db, rng, r));
+                            .map(r -> passengers(lookedUp(id, kind, r), rng, r));
             case "upgrade_cabin" ->
                     pick(
                                     db,
@@ -315,7 +309,7 @@ public final class AirlineGenerator {
                                             active(r)
                                                     && !r.cabin().equals("business")
                                                     && bookable(db, r, "business"))
-                            .map(r -> upgrade(id, kind, db, r));
+                            .map(r -> upgrade(lookedUp(id, kind, r), db, r));
             case "flight_status" -> Optional.of(status(id, kind, db, rng));
             case "refuse_basic_economy_change" ->
                     pick(
@@ -325,10 +319,10 @@ public final class AirlineGenerator {
                                             active(r)
                                                     && r.cabin().equals("basic_economy")
                                                     && notDeparted(db, r))
-                            .map(r -> refuse(id, kind, db, r));
+                            .map(r -> refuse(lookedUp(id, kind, r)));
             case "send_certificate" ->
                     pick(db, rng, r -> active(r) && disrupted(db, r).isPresent())
-                            .map(r -> certificate(id, kind, db, r));
+                            .map(r -> certificate(lookedUp(id, kind, r), db, r));
             case "transfer_to_human_agents" -> Optional.of(transfer(id, kind, db, rng));
             default -> throw new IllegalArgumentException("unknown airline task kind " + kind);
         };
@@ -383,9 +377,7 @@ public final class AirlineGenerator {
 
     private static Optional<Reservation> pick(
             final AirlineDb db, final SplittableRandom rng, final Predicate<Reservation> fits) {
-        final List<Reservation> candidates =
-                db.reservations().values().stream().filter(fits).toList();
-        return candidates.isEmpty() ? Optional.empty() : Optional.of(Fakes.pick(rng, candidates));
+        return Fakes.pickFitting(rng, db.reservations().values(), fits);
     }
 
     private static String card(final User user) {
@@ -401,10 +393,13 @@ public final class AirlineGenerator {
         b.call(ToolCall.of("get_user_details", "user_id", userId));
     }
 
-    private static void lookUp(final TaskBuilder b, final Reservation r) {
+    /** A task that identifies the reservation's user and then looks the reservation up. */
+    private static TaskBuilder lookedUp(final String id, final String kind, final Reservation r) {
+        final TaskBuilder b = new TaskBuilder(id, kind);
         identify(b, r.userId());
         b.ask(InfoKind.RESERVATION_ID, "The reservation id is " + r.reservationId() + ".");
         b.call(ToolCall.of("get_reservation_details", "reservation_id", r.reservationId()));
+        return b;
     }
 
     private static String describe(final List<Passenger> passengers) {
@@ -573,10 +568,7 @@ public final class AirlineGenerator {
         return b.build("Hi, I'd like to book a flight.", "I just want to book a flight.", false);
     }
 
-    private static Tau2Task cancel(
-            final String id, final String kind, final AirlineDb db, final Reservation r) {
-        final TaskBuilder b = new TaskBuilder(id, kind);
-        lookUp(b, r);
+    private static Tau2Task cancel(final TaskBuilder b, final Reservation r) {
         b.ask(InfoKind.REASON, "My plans changed, so I don't need the trip anymore.");
         final int refund = r.paid();
         b.say(
@@ -600,13 +592,10 @@ public final class AirlineGenerator {
     }
 
     private static Tau2Task bags(
-            final String id,
-            final String kind,
+            final TaskBuilder b,
             final AirlineDb db,
             final SplittableRandom rng,
             final Reservation r) {
-        final TaskBuilder b = new TaskBuilder(id, kind);
-        lookUp(b, r);
         final User user = db.users().get(r.userId());
         final int total = r.totalBaggages() + 1 + rng.nextInt(2);
         final int nonfree =
@@ -656,13 +645,7 @@ public final class AirlineGenerator {
     }
 
     private static Tau2Task passengers(
-            final String id,
-            final String kind,
-            final AirlineDb db,
-            final SplittableRandom rng,
-            final Reservation r) {
-        final TaskBuilder b = new TaskBuilder(id, kind);
-        lookUp(b, r);
+            final TaskBuilder b, final SplittableRandom rng, final Reservation r) {
         final Name name = Fakes.name(rng);
         final Passenger replacement =
                 new Passenger(name.firstName(), name.lastName(), Fakes.dateOfBirth(rng));
@@ -697,10 +680,7 @@ public final class AirlineGenerator {
                 false);
     }
 
-    private static Tau2Task upgrade(
-            final String id, final String kind, final AirlineDb db, final Reservation r) {
-        final TaskBuilder b = new TaskBuilder(id, kind);
-        lookUp(b, r);
+    private static Tau2Task upgrade(final TaskBuilder b, final AirlineDb db, final Reservation r) {
         final User user = db.users().get(r.userId());
         b.ask(InfoKind.CABIN, "I'd like to upgrade to business, same flights.");
         final int diff =
@@ -766,10 +746,7 @@ public final class AirlineGenerator {
                 false);
     }
 
-    private static Tau2Task refuse(
-            final String id, final String kind, final AirlineDb db, final Reservation r) {
-        final TaskBuilder b = new TaskBuilder(id, kind);
-        lookUp(b, r);
+    private static Tau2Task refuse(final TaskBuilder b) {
         b.say(
                 "I'm sorry, but basic economy flights cannot be modified, so I can't move your"
                         + " reservation to other flights. Is there anything else I can help you"
@@ -782,9 +759,7 @@ public final class AirlineGenerator {
     }
 
     private static Tau2Task certificate(
-            final String id, final String kind, final AirlineDb db, final Reservation r) {
-        final TaskBuilder b = new TaskBuilder(id, kind);
-        lookUp(b, r);
+            final TaskBuilder b, final AirlineDb db, final Reservation r) {
         final ReservationFlight flight = disrupted(db, r).orElseThrow();
         final String status = dateOf(db, flight).status();
         b.call(

@@ -6,6 +6,7 @@ import dev.rwml.env.tau2.InfoKind;
 import dev.rwml.env.tau2.Money;
 import dev.rwml.env.tau2.Name;
 import dev.rwml.env.tau2.TaskBuilder;
+import dev.rwml.env.tau2.TaskKinds;
 import dev.rwml.env.tau2.Tau2Task;
 import dev.rwml.env.tau2.ToolCall;
 import dev.rwml.env.tau2.retail.RetailDb.Fulfillment;
@@ -25,6 +26,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /** Generates retail databases and tasks (with gold plans) from a seeded generator. */
@@ -264,15 +266,7 @@ public final class RetailGenerator {
 
     /** A task of a kind that this database supports, chosen at random. */
     public static Tau2Task task(final String id, final RetailDb db, final SplittableRandom rng) {
-        final List<String> kinds = new ArrayList<>(KINDS);
-        while (!kinds.isEmpty()) {
-            final String kind = kinds.remove(rng.nextInt(kinds.size()));
-            final Optional<Tau2Task> task = task(id, kind, db, rng);
-            if (task.isPresent()) {
-                return task.get();
-            }
-        }
-        throw new IllegalStateException("no task kind fits the generated database of " + id);
+        return TaskKinds.firstFitting(id, KINDS, rng, kind -> task(id, kind, db, rng));
     }
 
     /** A task of the given kind, or empty when no user or order of the database fits it. */
@@ -281,10 +275,10 @@ public final class RetailGenerator {
         return switch (kind) {
             case "cancel_pending_order" ->
                     forOrder(db, rng, o -> o.status().equals("pending"))
-                            .map(o -> cancel(id, kind, db, rng, o));
+                            .map(o -> cancel(orderLookedUp(id, kind, db, rng, o), rng, o));
             case "modify_pending_order_address" ->
                     forOrder(db, rng, o -> o.status().startsWith("pending"))
-                            .map(o -> modifyAddress(id, kind, db, rng, o));
+                            .map(o -> modifyAddress(orderLookedUp(id, kind, db, rng, o), rng, o));
             case "modify_pending_order_payment" ->
                     forOrder(
                                     db,
@@ -293,7 +287,7 @@ public final class RetailGenerator {
                                             o.status().startsWith("pending")
                                                     && o.paymentHistory().size() == 1
                                                     && otherMethod(db, o).isPresent())
-                            .map(o -> modifyPayment(id, kind, db, rng, o));
+                            .map(o -> modifyPayment(orderLookedUp(id, kind, db, rng, o), db, o));
             case "modify_pending_order_items" ->
                     forOrder(
                                     db,
@@ -301,7 +295,7 @@ public final class RetailGenerator {
                                     o ->
                                             o.status().equals("pending")
                                                     && swappable(db, o).isPresent())
-                            .map(o -> swapItem(id, kind, db, rng, o, false));
+                            .map(o -> swapItem(orderLookedUp(id, kind, db, rng, o), db, o, false));
             case "exchange_delivered_order_items" ->
                     forOrder(
                                     db,
@@ -309,15 +303,19 @@ public final class RetailGenerator {
                                     o ->
                                             o.status().equals("delivered")
                                                     && swappable(db, o).isPresent())
-                            .map(o -> swapItem(id, kind, db, rng, o, true));
+                            .map(o -> swapItem(orderLookedUp(id, kind, db, rng, o), db, o, true));
             case "return_delivered_order_items" ->
                     forOrder(db, rng, o -> o.status().equals("delivered"))
-                            .map(o -> returnItems(id, kind, db, rng, o));
+                            .map(o -> returnItems(orderLookedUp(id, kind, db, rng, o), rng, o));
             case "modify_user_address" ->
-                    Optional.of(userAddress(id, kind, db, rng, anyOrder(db, rng)));
-            case "order_status" -> Optional.of(status(id, kind, db, rng, anyOrder(db, rng)));
+                    Optional.of(anyOrder(db, rng))
+                            .map(o -> userAddress(authenticated(id, kind, db, rng, o), rng, o));
+            case "order_status" ->
+                    Optional.of(anyOrder(db, rng))
+                            .map(o -> status(orderLookedUp(id, kind, db, rng, o), o));
             case "transfer_to_human_agents" ->
-                    Optional.of(transfer(id, kind, db, rng, anyOrder(db, rng)));
+                    Optional.of(anyOrder(db, rng))
+                            .map(o -> transfer(authenticated(id, kind, db, rng, o), o));
             default -> throw new IllegalArgumentException("unknown retail task kind " + kind);
         };
     }
@@ -327,11 +325,8 @@ public final class RetailGenerator {
     }
 
     private static Optional<Order> forOrder(
-            final RetailDb db,
-            final SplittableRandom rng,
-            final java.util.function.Predicate<Order> fits) {
-        final List<Order> candidates = db.orders().values().stream().filter(fits).toList();
-        return candidates.isEmpty() ? Optional.empty() : Optional.of(Fakes.pick(rng, candidates));
+            final RetailDb db, final SplittableRandom rng, final Predicate<Order> fits) {
+        return Fakes.pickFitting(rng, db.orders().values(), fits);
     }
 
     private static Optional<PaymentMethod> otherMethod(final RetailDb db, final Order order) {
@@ -357,9 +352,17 @@ public final class RetailGenerator {
         return Optional.empty();
     }
 
-    /** Authenticates by email, or (when the user forgot it) by name and zip. */
-    private static String authenticate(
-            final TaskBuilder b, final RetailDb db, final SplittableRandom rng, final Order order) {
+    /**
+     * A task for the order's user that starts by authenticating by email, or (when the user forgot
+     * it) by name and zip.
+     */
+    private static TaskBuilder authenticated(
+            final String id,
+            final String kind,
+            final RetailDb db,
+            final SplittableRandom rng,
+            final Order order) {
+        final TaskBuilder b = new TaskBuilder(id, kind);
         final User user = db.users().get(order.userId());
         if (rng.nextInt(3) != 0) {
             b.ask(InfoKind.EMAIL, "Sure, my email is " + user.email() + ".");
@@ -386,12 +389,20 @@ public final class RetailGenerator {
                             user.address().zip()));
         }
         b.call(ToolCall.of("get_user_details", "user_id", user.userId()));
-        return user.userId();
+        return b;
     }
 
-    private static void lookUpOrder(final TaskBuilder b, final Order order) {
+    /** A task that authenticates the order's user and then looks the order up. */
+    private static TaskBuilder orderLookedUp(
+            final String id,
+            final String kind,
+            final RetailDb db,
+            final SplittableRandom rng,
+            final Order order) {
+        final TaskBuilder b = authenticated(id, kind, db, rng, order);
         b.ask(InfoKind.ORDER_ID, "The order id is " + order.orderId() + ".");
         b.call(ToolCall.of("get_order_details", "order_id", order.orderId()));
+        return b;
     }
 
     private static String describe(final Map<String, String> options) {
@@ -424,14 +435,7 @@ public final class RetailGenerator {
     }
 
     private static Tau2Task cancel(
-            final String id,
-            final String kind,
-            final RetailDb db,
-            final SplittableRandom rng,
-            final Order order) {
-        final TaskBuilder b = new TaskBuilder(id, kind);
-        authenticate(b, db, rng, order);
-        lookUpOrder(b, order);
+            final TaskBuilder b, final SplittableRandom rng, final Order order) {
         final String reason = rng.nextBoolean() ? "no longer needed" : "ordered by mistake";
         b.ask(
                 InfoKind.REASON,
@@ -463,14 +467,7 @@ public final class RetailGenerator {
     }
 
     private static Tau2Task modifyAddress(
-            final String id,
-            final String kind,
-            final RetailDb db,
-            final SplittableRandom rng,
-            final Order order) {
-        final TaskBuilder b = new TaskBuilder(id, kind);
-        authenticate(b, db, rng, order);
-        lookUpOrder(b, order);
+            final TaskBuilder b, final SplittableRandom rng, final Order order) {
         final Address address = Fakes.address(rng);
         b.ask(InfoKind.ADDRESS, "Please ship it to " + address.oneLine() + ".");
         b.say(
@@ -498,14 +495,7 @@ public final class RetailGenerator {
     }
 
     private static Tau2Task modifyPayment(
-            final String id,
-            final String kind,
-            final RetailDb db,
-            final SplittableRandom rng,
-            final Order order) {
-        final TaskBuilder b = new TaskBuilder(id, kind);
-        authenticate(b, db, rng, order);
-        lookUpOrder(b, order);
+            final TaskBuilder b, final RetailDb db, final Order order) {
         final PaymentMethod method = otherMethod(db, order).orElseThrow();
         b.ask(InfoKind.PAYMENT, "Please use " + method.describe() + " instead.");
         b.say(
@@ -534,15 +524,7 @@ public final class RetailGenerator {
     }
 
     private static Tau2Task swapItem(
-            final String id,
-            final String kind,
-            final RetailDb db,
-            final SplittableRandom rng,
-            final Order order,
-            final boolean exchange) {
-        final TaskBuilder b = new TaskBuilder(id, kind);
-        authenticate(b, db, rng, order);
-        lookUpOrder(b, order);
+            final TaskBuilder b, final RetailDb db, final Order order, final boolean exchange) {
         final Swap swap = swappable(db, order).orElseThrow();
         b.call(ToolCall.of("get_product_details", "product_id", swap.item().productId()));
         b.ask(
@@ -612,14 +594,7 @@ public final class RetailGenerator {
     }
 
     private static Tau2Task returnItems(
-            final String id,
-            final String kind,
-            final RetailDb db,
-            final SplittableRandom rng,
-            final Order order) {
-        final TaskBuilder b = new TaskBuilder(id, kind);
-        authenticate(b, db, rng, order);
-        lookUpOrder(b, order);
+            final TaskBuilder b, final SplittableRandom rng, final Order order) {
         final OrderItem item = Fakes.pick(rng, order.items());
         b.ask(
                 InfoKind.ITEMS,
@@ -659,17 +634,11 @@ public final class RetailGenerator {
     }
 
     private static Tau2Task userAddress(
-            final String id,
-            final String kind,
-            final RetailDb db,
-            final SplittableRandom rng,
-            final Order order) {
-        final TaskBuilder b = new TaskBuilder(id, kind);
-        final String userId = authenticate(b, db, rng, order);
+            final TaskBuilder b, final SplittableRandom rng, final Order order) {
         final Address address = Fakes.address(rng);
         b.ask(InfoKind.ADDRESS, "My new address is " + address.oneLine() + ".");
         b.say("Please confirm (yes/no): set your default address to " + address.oneLine() + ".");
-        b.call(callWith("modify_user_address", addressArgs(address), "user_id", userId));
+        b.call(callWith("modify_user_address", addressArgs(address), "user_id", order.userId()));
         b.say(
                 "Your default address is now "
                         + address.oneLine()
@@ -680,15 +649,7 @@ public final class RetailGenerator {
                 false);
     }
 
-    private static Tau2Task status(
-            final String id,
-            final String kind,
-            final RetailDb db,
-            final SplittableRandom rng,
-            final Order order) {
-        final TaskBuilder b = new TaskBuilder(id, kind);
-        authenticate(b, db, rng, order);
-        lookUpOrder(b, order);
+    private static Tau2Task status(final TaskBuilder b, final Order order) {
         b.say(
                 "Your order "
                         + order.orderId()
@@ -702,20 +663,13 @@ public final class RetailGenerator {
                 false);
     }
 
-    private static Tau2Task transfer(
-            final String id,
-            final String kind,
-            final RetailDb db,
-            final SplittableRandom rng,
-            final Order order) {
-        final TaskBuilder b = new TaskBuilder(id, kind);
-        final String userId = authenticate(b, db, rng, order);
+    private static Tau2Task transfer(final TaskBuilder b, final Order order) {
         b.call(
                 ToolCall.of(
                         "transfer_to_human_agents",
                         "summary",
                         "User "
-                                + userId
+                                + order.userId()
                                 + " received a damaged package and wants to file a claim."));
         b.say("I'm transferring you to a human agent now. Please hold on.");
         return b.build(
