@@ -1,6 +1,7 @@
 package dev.rwml.env.tau2.airline;
 
 import dev.rwml.env.tau2.Address;
+import dev.rwml.env.tau2.DomainDb;
 import dev.rwml.env.tau2.Name;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +16,8 @@ public record AirlineDb(
         List<Airport> airports,
         SortedMap<String, User> users,
         SortedMap<String, Flight> flights,
-        SortedMap<String, Reservation> reservations) {
+        SortedMap<String, Reservation> reservations)
+        implements DomainDb<AirlineDb> {
 
     /** The cabins, cheapest first. */
     public static final List<String> CABINS = List.of("basic_economy", "economy", "business");
@@ -23,7 +25,7 @@ public record AirlineDb(
     /** The desk's current time: reservations made after one day before it may be cancelled. */
     public static final String NOW = "2024-05-15T15:00:00";
 
-    /** An independent copy. */
+    @Override
     public AirlineDb copy() {
         return new AirlineDb(
                 airports,

@@ -1,10 +1,9 @@
 package dev.rwml.env.tau2.airline;
 
 import dev.rwml.env.tau2.Args;
-import dev.rwml.env.tau2.Calculator;
+import dev.rwml.env.tau2.DomainTools;
 import dev.rwml.env.tau2.Fakes;
 import dev.rwml.env.tau2.Tau2Json;
-import dev.rwml.env.tau2.ToolBox;
 import dev.rwml.env.tau2.ToolCall;
 import dev.rwml.env.tau2.ToolError;
 import dev.rwml.env.tau2.airline.AirlineDb.AirlinePayment;
@@ -17,19 +16,18 @@ import dev.rwml.env.tau2.airline.AirlineDb.ReservationFlight;
 import dev.rwml.env.tau2.airline.AirlineDb.User;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.regex.Matcher;
+import java.util.regex.MatchResult;
 import java.util.regex.Pattern;
 
 /**
  * The airline domain's tools over an {@link AirlineDb}. Every write validates everything before it
  * changes anything, so a refused call leaves the database as it was.
  */
-public final class AirlineTools implements ToolBox {
+public final class AirlineTools extends DomainTools<AirlineDb> {
 
     /** Price of travel insurance per passenger. */
     public static final int INSURANCE_PER_PASSENGER = 30;
@@ -73,42 +71,14 @@ public final class AirlineTools implements ToolBox {
     private static final Pattern FLIGHT_DATE =
             Pattern.compile("\\b(HAT\\d{3})\\b[^\\n]{0,40}?(2024-\\d{2}-\\d{2})");
 
-    private final AirlineDb db;
-
     /** Tools over the given database (which they change). */
     public AirlineTools(final AirlineDb db) {
-        this.db = db;
+        super("airline", POLICY, TOOLS, db, AirlineTools::new);
     }
 
     @Override
-    public String domain() {
-        return "airline";
-    }
-
-    @Override
-    public String policy() {
-        return POLICY;
-    }
-
-    @Override
-    public List<String> toolNames() {
-        return TOOLS;
-    }
-
-    @Override
-    public Object snapshot() {
-        return db.copy();
-    }
-
-    @Override
-    public ToolBox copy() {
-        return new AirlineTools(db.copy());
-    }
-
-    @Override
-    public String call(final ToolCall call) {
-        final Args a = call.args();
-        return switch (call.name()) {
+    protected String callDomainTool(final String name, final Args a) {
+        return switch (name) {
             case "get_user_details" -> Tau2Json.write(user(a.text("user_id")));
             case "get_reservation_details" -> Tau2Json.write(reservation(a.text("reservation_id")));
             case "list_all_airports" -> Tau2Json.write(db.airports());
@@ -124,12 +94,7 @@ public final class AirlineTools implements ToolBox {
             case "update_reservation_passengers" ->
                     updatePassengers(a.text("reservation_id"), passengers(a));
             case "send_certificate" -> sendCertificate(a.text("user_id"), a.integer("amount"));
-            case "calculate" -> Calculator.calculate(a.text("expression"));
-            case "transfer_to_human_agents" -> {
-                a.text("summary");
-                yield "Transfer successful";
-            }
-            default -> throw ToolError.badArgument("unknown tool '" + call.name() + "'");
+            default -> throw unknownTool(name);
         };
     }
 
@@ -137,37 +102,20 @@ public final class AirlineTools implements ToolBox {
     public List<ToolCall> plausibleReads(final String seenText) {
         final List<ToolCall> calls = new ArrayList<>();
         calls.add(ToolCall.of("list_all_airports"));
-        for (final String id : lastMatches(USER_ID, seenText)) {
+        for (final String id : lastMatches(USER_ID, seenText, MatchResult::group)) {
             calls.add(ToolCall.of("get_user_details", "user_id", id));
         }
-        for (final String id : lastMatches(RESERVATION_ID, seenText)) {
+        for (final String id : lastMatches(RESERVATION_ID, seenText, MatchResult::group)) {
             if (db.reservations().containsKey(id) || id.chars().anyMatch(Character::isDigit)) {
                 calls.add(ToolCall.of("get_reservation_details", "reservation_id", id));
             }
         }
-        final Matcher m = FLIGHT_DATE.matcher(seenText);
-        final LinkedHashSet<List<String>> flights = new LinkedHashSet<>();
-        while (m.find()) {
-            flights.remove(List.of(m.group(1), m.group(2)));
-            flights.add(List.of(m.group(1), m.group(2)));
-        }
-        final List<List<String>> recent = new ArrayList<>(flights);
-        for (final List<String> f : recent.subList(Math.max(0, recent.size() - 3), recent.size())) {
+        for (final List<String> f :
+                lastMatches(FLIGHT_DATE, seenText, m -> List.of(m.group(1), m.group(2)))) {
             calls.add(
                     ToolCall.of("get_flight_status", "flight_number", f.get(0), "date", f.get(1)));
         }
         return calls;
-    }
-
-    private static List<String> lastMatches(final Pattern pattern, final String text) {
-        final LinkedHashSet<String> found = new LinkedHashSet<>();
-        final Matcher m = pattern.matcher(text);
-        while (m.find()) {
-            found.remove(m.group());
-            found.add(m.group());
-        }
-        final List<String> all = new ArrayList<>(found);
-        return all.subList(Math.max(0, all.size() - 3), all.size());
     }
 
     private static String date(final Args a) {
@@ -179,19 +127,13 @@ public final class AirlineTools implements ToolBox {
     }
 
     private User user(final String userId) {
-        final User user = db.users().get(userId);
-        if (user == null) {
-            throw ToolError.rule("User " + userId + " not found");
-        }
-        return user;
+        return found(db.users().get(userId), "User " + userId + " not found");
     }
 
     private Reservation reservation(final String reservationId) {
-        final Reservation r = db.reservations().get(reservationId);
-        if (r == null) {
-            throw ToolError.rule("Reservation " + reservationId + " not found");
-        }
-        return r;
+        return found(
+                db.reservations().get(reservationId),
+                "Reservation " + reservationId + " not found");
     }
 
     private Reservation activeReservation(final String reservationId) {
@@ -203,19 +145,13 @@ public final class AirlineTools implements ToolBox {
     }
 
     private Flight flight(final String flightNumber) {
-        final Flight f = db.flights().get(flightNumber);
-        if (f == null) {
-            throw ToolError.rule("Flight " + flightNumber + " not found");
-        }
-        return f;
+        return found(db.flights().get(flightNumber), "Flight " + flightNumber + " not found");
     }
 
     private FlightDate flightDate(final String flightNumber, final String date) {
-        final FlightDate fd = flight(flightNumber).dates().get(date);
-        if (fd == null) {
-            throw ToolError.rule("Flight " + flightNumber + " not found on date " + date);
-        }
-        return fd;
+        return found(
+                flight(flightNumber).dates().get(date),
+                "Flight " + flightNumber + " not found on date " + date);
     }
 
     /** A search result: one flight on one date. */
@@ -477,10 +413,10 @@ public final class AirlineTools implements ToolBox {
         int certificates = 0;
         final Set<String> used = new HashSet<>();
         for (final AirlinePayment p : payments) {
-            final PaymentMethod method = payer.paymentMethods().get(p.paymentId());
-            if (method == null) {
-                throw ToolError.rule("Payment method " + p.paymentId() + " not found");
-            }
+            final PaymentMethod method =
+                    found(
+                            payer.paymentMethods().get(p.paymentId()),
+                            "Payment method " + p.paymentId() + " not found");
             if (!used.add(p.paymentId())) {
                 throw ToolError.rule("Payment method " + p.paymentId() + " is listed twice");
             }
@@ -658,10 +594,10 @@ public final class AirlineTools implements ToolBox {
     }
 
     private static void requireOwnNonCertificate(final User user, final String paymentId) {
-        final PaymentMethod method = user.paymentMethods().get(paymentId);
-        if (method == null) {
-            throw ToolError.rule("Payment method " + paymentId + " not found");
-        }
+        final PaymentMethod method =
+                found(
+                        user.paymentMethods().get(paymentId),
+                        "Payment method " + paymentId + " not found");
         if (method.source().equals("certificate")) {
             throw ToolError.rule("Certificates cannot be used for this payment");
         }

@@ -1,6 +1,7 @@
 package dev.rwml.env.tau2.retail;
 
 import dev.rwml.env.tau2.Address;
+import dev.rwml.env.tau2.DomainDb;
 import dev.rwml.env.tau2.Name;
 import java.util.List;
 import java.util.Map;
@@ -15,9 +16,10 @@ import java.util.TreeMap;
 public record RetailDb(
         SortedMap<String, User> users,
         SortedMap<String, Product> products,
-        SortedMap<String, Order> orders) {
+        SortedMap<String, Order> orders)
+        implements DomainDb<RetailDb> {
 
-    /** An independent copy. */
+    @Override
     public RetailDb copy() {
         return new RetailDb(new TreeMap<>(users), new TreeMap<>(products), new TreeMap<>(orders));
     }

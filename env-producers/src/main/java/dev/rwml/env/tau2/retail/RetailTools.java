@@ -2,10 +2,9 @@ package dev.rwml.env.tau2.retail;
 
 import dev.rwml.env.tau2.Address;
 import dev.rwml.env.tau2.Args;
-import dev.rwml.env.tau2.Calculator;
+import dev.rwml.env.tau2.DomainTools;
 import dev.rwml.env.tau2.Money;
 import dev.rwml.env.tau2.Tau2Json;
-import dev.rwml.env.tau2.ToolBox;
 import dev.rwml.env.tau2.ToolCall;
 import dev.rwml.env.tau2.ToolError;
 import dev.rwml.env.tau2.retail.RetailDb.Exchange;
@@ -18,19 +17,18 @@ import dev.rwml.env.tau2.retail.RetailDb.User;
 import dev.rwml.env.tau2.retail.RetailDb.Variant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
+import java.util.regex.MatchResult;
 import java.util.regex.Pattern;
 
 /**
  * The retail domain's tools over a {@link RetailDb}. Every write validates everything before it
  * changes anything, so a refused call leaves the database as it was.
  */
-public final class RetailTools implements ToolBox {
+public final class RetailTools extends DomainTools<RetailDb> {
 
     /** The two accepted cancellation reasons. */
     public static final Set<String> CANCEL_REASONS =
@@ -69,42 +67,14 @@ public final class RetailTools implements ToolBox {
     private static final Pattern PRODUCT_ID = Pattern.compile("\"product_id\":\"(\\d{10})\"");
     private static final Pattern EMAIL = Pattern.compile("[a-z0-9._]+@[a-z0-9.]+\\.com");
 
-    private final RetailDb db;
-
     /** Tools over the given database (which they change). */
     public RetailTools(final RetailDb db) {
-        this.db = db;
+        super("retail", POLICY, TOOLS, db, RetailTools::new);
     }
 
     @Override
-    public String domain() {
-        return "retail";
-    }
-
-    @Override
-    public String policy() {
-        return POLICY;
-    }
-
-    @Override
-    public List<String> toolNames() {
-        return TOOLS;
-    }
-
-    @Override
-    public Object snapshot() {
-        return db.copy();
-    }
-
-    @Override
-    public ToolBox copy() {
-        return new RetailTools(db.copy());
-    }
-
-    @Override
-    public String call(final ToolCall call) {
-        final Args a = call.args();
-        return switch (call.name()) {
+    protected String callDomainTool(final String name, final Args a) {
+        return switch (name) {
             case "find_user_id_by_email" -> findUserIdByEmail(a.text("email"));
             case "find_user_id_by_name_zip" ->
                     findUserIdByNameZip(a.text("first_name"), a.text("last_name"), a.text("zip"));
@@ -133,12 +103,7 @@ public final class RetailTools implements ToolBox {
             case "return_delivered_order_items" ->
                     returnDeliveredOrderItems(
                             a.text("order_id"), a.texts("item_ids"), a.text("payment_method_id"));
-            case "calculate" -> Calculator.calculate(a.text("expression"));
-            case "transfer_to_human_agents" -> {
-                a.text("summary");
-                yield "Transfer successful";
-            }
-            default -> throw ToolError.badArgument("unknown tool '" + call.name() + "'");
+            default -> throw unknownTool(name);
         };
     }
 
@@ -146,32 +111,19 @@ public final class RetailTools implements ToolBox {
     public List<ToolCall> plausibleReads(final String seenText) {
         final List<ToolCall> calls = new ArrayList<>();
         calls.add(ToolCall.of("list_all_product_types"));
-        for (final String id : lastMatches(ORDER_ID, seenText, 0)) {
+        for (final String id : lastMatches(ORDER_ID, seenText, MatchResult::group)) {
             calls.add(ToolCall.of("get_order_details", "order_id", id));
         }
-        for (final String id : lastMatches(USER_ID, seenText, 0)) {
+        for (final String id : lastMatches(USER_ID, seenText, MatchResult::group)) {
             calls.add(ToolCall.of("get_user_details", "user_id", id));
         }
-        for (final String id : lastMatches(PRODUCT_ID, seenText, 1)) {
+        for (final String id : lastMatches(PRODUCT_ID, seenText, m -> m.group(1))) {
             calls.add(ToolCall.of("get_product_details", "product_id", id));
         }
-        for (final String email : lastMatches(EMAIL, seenText, 0)) {
+        for (final String email : lastMatches(EMAIL, seenText, MatchResult::group)) {
             calls.add(ToolCall.of("find_user_id_by_email", "email", email));
         }
         return calls;
-    }
-
-    /** The last three distinct matches, so the candidate list stays short. */
-    private static List<String> lastMatches(
-            final Pattern pattern, final String text, final int group) {
-        final LinkedHashSet<String> found = new LinkedHashSet<>();
-        final Matcher m = pattern.matcher(text);
-        while (m.find()) {
-            found.remove(m.group(group));
-            found.add(m.group(group));
-        }
-        final List<String> all = new ArrayList<>(found);
-        return all.subList(Math.max(0, all.size() - 3), all.size());
     }
 
     private String findUserIdByEmail(final String email) {
@@ -199,35 +151,21 @@ public final class RetailTools implements ToolBox {
     }
 
     private User user(final String userId) {
-        final User user = db.users().get(userId);
-        if (user == null) {
-            throw ToolError.rule("User not found");
-        }
-        return user;
+        return found(db.users().get(userId), "User not found");
     }
 
     private Order order(final String orderId) {
-        final Order order = db.orders().get(orderId);
-        if (order == null) {
-            throw ToolError.rule("Order not found");
-        }
-        return order;
+        return found(db.orders().get(orderId), "Order not found");
     }
 
     private Product product(final String productId) {
-        final Product product = db.products().get(productId);
-        if (product == null) {
-            throw ToolError.rule("Product not found");
-        }
-        return product;
+        return found(db.products().get(productId), "Product not found");
     }
 
     private PaymentMethod usersPaymentMethod(final Order order, final String paymentMethodId) {
-        final PaymentMethod method = user(order.userId()).paymentMethods().get(paymentMethodId);
-        if (method == null) {
-            throw ToolError.rule("Payment method not found");
-        }
-        return method;
+        return found(
+                user(order.userId()).paymentMethods().get(paymentMethodId),
+                "Payment method not found");
     }
 
     private static void requirePending(final Order order) {
@@ -333,10 +271,10 @@ public final class RetailTools implements ToolBox {
                             .findFirst()
                             .orElseThrow(() -> ToolError.rule(itemId + " not found"));
             remaining.remove(item);
-            final Variant variant = product(item.productId()).variants().get(newItemIds.get(i));
-            if (variant == null) {
-                throw ToolError.rule("New item " + newItemIds.get(i) + " not found or available");
-            }
+            final Variant variant =
+                    found(
+                            product(item.productId()).variants().get(newItemIds.get(i)),
+                            "New item " + newItemIds.get(i) + " not found or available");
             if (!variant.available()) {
                 throw ToolError.rule("New item " + newItemIds.get(i) + " not available");
             }
