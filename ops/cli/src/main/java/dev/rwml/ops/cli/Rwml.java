@@ -23,6 +23,7 @@ import picocli.CommandLine.ScopeType;
             PredictCommand.class,
             RewardCommand.class,
             RescoreCommand.class,
+            ReplayCommand.class,
             TrainCommand.class,
             StatusCommand.class,
             DlqCommand.class,

@@ -1,0 +1,139 @@
+package dev.rwml.ops.cli;
+
+import dev.rwml.ops.cli.replay.ReplayRun;
+import dev.rwml.ops.cli.replay.SliceBound;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code rwml replay}: trains a new run on a slice of the transitions log, then ends. */
+@Command(
+        name = "replay",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Train a new run on a slice of rwml.transitions: its prediction, reward and trainer"
+                    + " stages run in this JVM over [--from, --until) --epochs times, then the"
+                    + " trainer publishes a final version and a summary is printed.",
+            "Stage settings: --set prediction.KEY=V, reward.KEY=V, trainer.KEY=V (the keys of"
+                    + " rwml predict, reward and train); --config FILE takes the same prefixed"
+                    + " keys.",
+            "Unlike the live pipeline, replay reads a fixed slice (later transitions are"
+                    + " skipped), predicts it once per epoch, widens the reward join window to"
+                    + " the slice's old event times, and ends by itself."
+        })
+final class ReplayCommand implements Callable<Integer> {
+
+    @Option(names = "--run", required = true, paramLabel = "NEW", description = "The new run.")
+    private String run;
+
+    @Option(
+            names = "--from",
+            required = true,
+            paramLabel = "BOUND",
+            description =
+                    "Slice start: earliest, latest, an ISO time, offsets 0:120,1:98, or a file of"
+                            + " partition:offset lines.")
+    private String from;
+
+    @Option(
+            names = "--until",
+            defaultValue = "latest",
+            paramLabel = "BOUND",
+            description = "Slice end, exclusive, same forms (default: ${DEFAULT-VALUE}).")
+    private String until;
+
+    @Option(
+            names = "--epochs",
+            defaultValue = "1",
+            description = "How many times the slice is predicted (default: ${DEFAULT-VALUE}).")
+    private int epochs;
+
+    @Option(
+            names = "--from-run",
+            paramLabel = "RUN",
+            description =
+                    "Copy this run's version 0 as the new run's base (else NEW needs its own:"
+                            + " `rwml model init --run NEW`).")
+    private String fromRun;
+
+    @Option(
+            names = "--state-dir",
+            defaultValue = ".rwml/state/replay",
+            description = "Streams state of the replay's stages (default: ${DEFAULT-VALUE}).")
+    private Path stateDir;
+
+    @Mixin private ClusterOptions cluster;
+    @Mixin private StageSettings settings;
+    @Spec private CommandSpec spec;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        final Map<String, String> all = new LinkedHashMap<>(fileSettings());
+        all.putAll(settings.overrides);
+        final ReplayRun.Settings s =
+                new ReplayRun.Settings(
+                        run,
+                        Optional.ofNullable(fromRun),
+                        SliceBound.parse(from),
+                        SliceBound.parse(until),
+                        epochs,
+                        stateDir.resolve(run),
+                        stage(all, "prediction."),
+                        stage(all, "reward."),
+                        stage(all, "trainer."));
+        new ReplayRun(
+                        cluster.bootstrapServers(),
+                        cluster.schemaRegistryUrl(),
+                        spec.commandLine().getOut())
+                .run(s);
+        return 0;
+    }
+
+    private Map<String, String> fileSettings() {
+        final Map<String, String> out = new LinkedHashMap<>();
+        if (settings.file == null) {
+            return out;
+        }
+        final Properties props = new Properties();
+        try (Reader reader = Files.newBufferedReader(settings.file)) {
+            props.load(reader);
+        } catch (IOException e) {
+            throw new IllegalArgumentException(
+                    "cannot read --config " + settings.file + ": " + e.getMessage(), e);
+        }
+        props.stringPropertyNames().forEach(k -> out.put(k, props.getProperty(k).trim()));
+        return out;
+    }
+
+    /** The settings under one stage's prefix, the prefix removed; other keys are an error. */
+    private static Map<String, String> stage(final Map<String, String> all, final String prefix) {
+        final Map<String, String> out = new LinkedHashMap<>();
+        all.forEach(
+                (k, v) -> {
+                    if (!k.startsWith("prediction.")
+                            && !k.startsWith("reward.")
+                            && !k.startsWith("trainer.")) {
+                        throw new IllegalArgumentException(
+                                "replay setting '"
+                                        + k
+                                        + "' names no stage: prefix it with prediction., reward."
+                                        + " or trainer. (e.g. prediction.batch.size=4)");
+                    }
+                    if (k.startsWith(prefix)) {
+                        out.put(k.substring(prefix.length()), v);
+                    }
+                });
+        return out;
+    }
+}

@@ -1,0 +1,430 @@
+package dev.rwml.ops.cli.replay;
+
+import dev.rwml.events.ModelVersion;
+import dev.rwml.events.OffsetRange;
+import dev.rwml.ops.cli.demo.PipelineStages;
+import dev.rwml.prediction.PredictionConfig;
+import dev.rwml.reward.RewardConfig;
+import dev.rwml.schemas.topics.TopicAdmin;
+import dev.rwml.schemas.topics.TopicCatalog;
+import dev.rwml.trainer.PublishListener;
+import dev.rwml.trainer.TrainerConfig;
+import dev.rwml.worldmodel.channel.ArtifactRejectedException;
+import dev.rwml.worldmodel.channel.ChunkObserver;
+import dev.rwml.worldmodel.channel.ModelChannel;
+import dev.rwml.worldmodel.channel.ModelChannelReader;
+import dev.rwml.worldmodel.channel.ModelPublisher;
+import dev.rwml.worldmodel.channel.VerifiedArtifact;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Trains a new run on a slice of {@code rwml.transitions}: the run's prediction stage reads the
+ * slice (its group's offsets committed to the slice start, {@code stop.at} = the slice end) N
+ * times, the reward stage joins with a window wide enough for the slice's old event times, and the
+ * trainer is told to finish once every group was rewarded, so it publishes a last version whose
+ * lineage reaches the end of {@code rwml.<run>.rewards}.
+ */
+public final class ReplayRun {
+
+    /** How replay differs from the live pipeline; printed by the command and in its help. */
+    public static final List<String> DIFFERENCES =
+            List.of(
+                    "reads a fixed slice [from, until) of rwml.transitions, not the live tail:"
+                            + " transitions after the slice are skipped (prediction stop.at)",
+                    "predicts the slice once per epoch (the prediction group is moved back to the"
+                            + " slice start between epochs); live predicts each transition once",
+                    "the reward join window covers the slice's old event times, so they are not"
+                            + " dead-lettered as late",
+                    "ends by itself: the trainer trains its partial last batch and publishes a"
+                            + " final version; a live trainer runs until stopped",
+                    "starts from a copy of another run's version 0 (--from-run) or the run's own"
+                            + " base, so runs over the same slice are comparable");
+
+    private static final Duration TICK = Duration.ofMillis(500);
+    private static final Duration PROGRESS_EVERY = Duration.ofSeconds(5);
+
+    private final String bootstrap;
+    private final String registry;
+    private final PrintWriter out;
+
+    /**
+     * What to replay.
+     *
+     * @param run the new run
+     * @param fromRun the run whose version 0 is copied as the new run's base, if any
+     * @param from the slice start
+     * @param until the slice end (exclusive)
+     * @param epochs how many times the slice is predicted
+     * @param stateDir where the streams stages keep their state
+     * @param prediction prediction-stage settings (keys of {@code rwml predict})
+     * @param reward reward-stage settings (keys of {@code rwml reward})
+     * @param trainer trainer settings (keys of {@code rwml train})
+     */
+    public record Settings(
+            String run,
+            Optional<String> fromRun,
+            SliceBound from,
+            SliceBound until,
+            int epochs,
+            Path stateDir,
+            Map<String, String> prediction,
+            Map<String, String> reward,
+            Map<String, String> trainer) {
+
+        /** Validates the epochs and copies the maps. */
+        public Settings {
+            if (epochs < 1) {
+                throw new IllegalArgumentException("--epochs must be at least 1, got " + epochs);
+            }
+            prediction = Map.copyOf(prediction);
+            reward = Map.copyOf(reward);
+            trainer = Map.copyOf(trainer);
+        }
+    }
+
+    /**
+     * What a replay did.
+     *
+     * @param slice the slice replayed
+     * @param predictions prediction groups written (all epochs)
+     * @param rewards rewarded groups written
+     * @param versions every version of the new run, base first
+     */
+    public record Result(
+            TransitionSlice slice, long predictions, long rewards, List<ModelVersion> versions) {}
+
+    /** A replay against the given cluster, printing progress to {@code out}. */
+    public ReplayRun(final String bootstrap, final String registry, final PrintWriter out) {
+        this.bootstrap = bootstrap;
+        this.registry = registry;
+        this.out = out;
+    }
+
+    /**
+     * Runs the replay until the slice was predicted, rewarded and trained on {@code epochs} times.
+     */
+    public Result run(final Settings s) throws InterruptedException {
+        final TopicCatalog catalog = TopicCatalog.defaults();
+        try (Admin admin =
+                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            new TopicAdmin(admin, catalog).ensure(catalog.forRun(s.run()));
+            final ModelVersion base = prepareBase(s);
+            final TransitionSlice slice =
+                    TransitionSlice.resolve(admin, bootstrap, s.from(), s.until());
+            if (slice.transitions() == 0) {
+                throw new IllegalArgumentException(
+                        "the slice from "
+                                + s.from()
+                                + " until "
+                                + s.until()
+                                + " holds no transitions; choose other bounds");
+            }
+            say(
+                    "Replay into run %s from version 0 (lineage %s): %d transitions, offsets %s until"
+                            + " %s, %d epoch(s)",
+                    s.run(),
+                    base.getLineage(),
+                    slice.transitions(),
+                    TransitionSlice.text(slice.from()),
+                    TransitionSlice.text(slice.until()),
+                    s.epochs());
+            final PredictionConfig prediction = predictionConfig(s, slice, base);
+            final RewardConfig reward = rewardConfig(s, slice);
+            final TrainerConfig trainer =
+                    TrainerConfig.defaults(s.run())
+                            .with(
+                                    merged(
+                                            s.trainer(),
+                                            Map.of(
+                                                    "bootstrap.servers", bootstrap,
+                                                    "schema.registry.url", registry)));
+            moveGroup(admin, prediction.applicationId(), slice.from());
+            final MeterRegistry meters = new SimpleMeterRegistry();
+            final String predictionsTopic = catalog.run(s.run()).predictions().name();
+            final String rewardsTopic = catalog.run(s.run()).rewards().name();
+            try (PipelineStages stages =
+                            PipelineStages.start(
+                                    prediction, reward, trainer, meters, PublishListener.NONE);
+                    RecordCounter predicted = new RecordCounter(bootstrap, predictionsTopic);
+                    RecordCounter rewarded = new RecordCounter(bootstrap, rewardsTopic)) {
+                for (int epoch = 1; epoch <= s.epochs(); epoch++) {
+                    if (epoch > 1) {
+                        stages.restartPrediction(
+                                () -> moveGroup(admin, prediction.applicationId(), slice.from()));
+                    }
+                    final long target = epoch * slice.transitions();
+                    final int e = epoch;
+                    await(
+                            stages,
+                            () -> predicted.count() + rejected(meters, s.run()) >= target,
+                            () ->
+                                    String.format(
+                                            Locale.ROOT,
+                                            "epoch %d/%d: %d of %d transitions predicted, %d"
+                                                    + " groups rewarded",
+                                            e,
+                                            s.epochs(),
+                                            predicted.count()
+                                                    + rejected(meters, s.run())
+                                                    - (e - 1) * slice.transitions(),
+                                            slice.transitions(),
+                                            rewarded.count()));
+                }
+                final long predictions = predicted.count();
+                await(
+                        stages,
+                        () -> rewarded.count() + rewardDeadLetters(meters, s.run()) >= predictions,
+                        () ->
+                                String.format(
+                                        Locale.ROOT,
+                                        "rewarding: %d of %d groups",
+                                        rewarded.count(),
+                                        predictions));
+                say("All %d groups rewarded; the trainer finishes the rewards topic", predictions);
+                stages.trainer().loop().finish();
+                stages.trainer().await();
+                final List<ModelVersion> versions = versions(s.run());
+                final Result result = new Result(slice, predictions, rewarded.count(), versions);
+                summary(s, result);
+                return result;
+            }
+        }
+    }
+
+    private ModelVersion prepareBase(final Settings s) {
+        try (ModelChannel channel = ModelChannel.of(s.run(), bootstrap, registry);
+                ModelChannelReader reader =
+                        new ModelChannelReader(channel, Optional.empty(), Duration.ofSeconds(60))) {
+            final List<ModelVersion> existing = reader.manifests();
+            if (s.fromRun().isEmpty()) {
+                if (existing.isEmpty()) {
+                    throw new IllegalArgumentException(
+                            "run "
+                                    + s.run()
+                                    + " has no version 0: create it with `rwml model init --run "
+                                    + s.run()
+                                    + "`, or copy another run's base with --from-run RUN");
+                }
+                requireOnlyBase(s.run(), existing);
+                return existing.get(0);
+            }
+            if (!existing.isEmpty()) {
+                throw new IllegalArgumentException(
+                        "run "
+                                + s.run()
+                                + " already has versions; --from-run copies a base into a new"
+                                + " run only: choose another --run name");
+            }
+            final VerifiedArtifact source = baseOf(s.fromRun().get());
+            try (KafkaProducer<byte[], byte[]> producer =
+                    new KafkaProducer<>(channel.producerConfig("rwml-replay-base-" + s.run()))) {
+                producer.initTransactions();
+                producer.beginTransaction();
+                final ModelVersion sent =
+                        ModelPublisher.chunked(channel)
+                                .publish(
+                                        producer,
+                                        ModelVersion.newBuilder(source.manifest())
+                                                .setRun(s.run())
+                                                .setCreatedAt(Instant.now()),
+                                        source.manifest().getArtifact().getFormat(),
+                                        source.bytes(),
+                                        ChunkObserver.NONE);
+                producer.commitTransaction();
+                say(
+                        "Copied version 0 of run %s into run %s (sha256 %s)",
+                        s.fromRun().get(), s.run(), sent.getArtifact().getSha256());
+                return sent;
+            }
+        }
+    }
+
+    private static void requireOnlyBase(final String run, final List<ModelVersion> existing) {
+        if (existing.size() > 1) {
+            throw new IllegalArgumentException(
+                    "run "
+                            + run
+                            + " already trained "
+                            + (existing.size() - 1)
+                            + " versions after its base; a replay trains a new run: choose"
+                            + " another --run and pass --from-run "
+                            + run);
+        }
+    }
+
+    private VerifiedArtifact baseOf(final String fromRun) {
+        try (ModelChannel channel = ModelChannel.of(fromRun, bootstrap, registry);
+                ModelChannelReader reader =
+                        new ModelChannelReader(channel, Optional.empty(), Duration.ofSeconds(60))) {
+            if (reader.manifest(0).isEmpty()) {
+                throw new IllegalArgumentException(
+                        "run " + fromRun + " has no version 0 to copy; check --from-run");
+            }
+            return reader.fetch(0);
+        } catch (ArtifactRejectedException e) {
+            throw new IllegalStateException(
+                    "version 0 of run " + fromRun + " is unreadable: " + e.getMessage(), e);
+        }
+    }
+
+    private PredictionConfig predictionConfig(
+            final Settings s, final TransitionSlice slice, final ModelVersion base) {
+        final Map<String, String> m = new LinkedHashMap<>();
+        m.put("state.dir", s.stateDir().resolve("prediction").toString());
+        m.put("batch.max.wait.ms", "500");
+        // Quick commits: the end of each epoch is seen from committed output.
+        m.put("streams.commit.interval.ms", "500");
+        final int maxNewTokens =
+                Integer.parseInt(s.prediction().getOrDefault("sampling.max.new.tokens", "64"));
+        final String context = base.getModelConfig().get("maxContext");
+        if (context != null) {
+            m.put("prompt.max.tokens", Integer.toString(Integer.parseInt(context) - maxNewTokens));
+        }
+        m.putAll(s.prediction());
+        m.put("run", s.run());
+        m.put("bootstrap.servers", bootstrap);
+        m.put("schema.registry.url", registry);
+        m.put("start.from", "earliest");
+        m.put("stop.at", TransitionSlice.text(slice.until()));
+        return PredictionConfig.fromMap(m);
+    }
+
+    private RewardConfig rewardConfig(final Settings s, final TransitionSlice slice) {
+        final Map<String, String> m = new LinkedHashMap<>();
+        m.put("state.dir", s.stateDir().resolve("reward").toString());
+        // Stream time runs to the newest transition in the log; the slice's groups stay on time
+        // when window and grace reach back to its oldest record (a day's margin for new ones).
+        final Duration reach = Duration.between(slice.oldest(), Instant.now()).plusDays(1);
+        m.put("join.window", reach.toString());
+        m.put("join.grace", reach.toString());
+        // Quick commits: the end of each epoch is seen from committed output.
+        m.put("streams.commit.interval.ms", "500");
+        m.putAll(s.reward());
+        m.put("run", s.run());
+        m.put("bootstrap.servers", bootstrap);
+        m.put("schema.registry.url", registry);
+        return RewardConfig.fromMap(m);
+    }
+
+    private static Map<String, String> merged(
+            final Map<String, String> user, final Map<String, String> fixed) {
+        final Map<String, String> m = new LinkedHashMap<>(user);
+        m.putAll(fixed);
+        return m;
+    }
+
+    /** Commits the slice start as the prediction group's offsets (the group must be empty). */
+    private static void moveGroup(
+            final Admin admin, final String groupId, final Map<Integer, Long> offsets) {
+        final Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
+        offsets.forEach(
+                (p, o) ->
+                        commit.put(
+                                new TopicPartition(TopicCatalog.TRANSITIONS, p),
+                                new OffsetAndMetadata(o)));
+        TransitionSlice.get(admin.alterConsumerGroupOffsets(groupId, commit).all());
+    }
+
+    /** Transitions the prediction stage dead-lettered or filtered out (not past the slice end). */
+    private static long rejected(final MeterRegistry meters, final String run) {
+        long n = sum(meters, "rwml.prediction.dead.letters", run, null);
+        n += sum(meters, "rwml.prediction.skipped", run, "after-stop");
+        return n;
+    }
+
+    private static long rewardDeadLetters(final MeterRegistry meters, final String run) {
+        return sum(meters, "rwml.reward.dead.letters", run, null);
+    }
+
+    private static long sum(
+            final MeterRegistry meters, final String name, final String run, final String except) {
+        return (long)
+                meters.find(name).tag("run", run).counters().stream()
+                        .filter(c -> except == null || !except.equals(c.getId().getTag("reason")))
+                        .mapToDouble(Counter::count)
+                        .sum();
+    }
+
+    private interface Check {
+        boolean done();
+    }
+
+    private interface Line {
+        String text();
+    }
+
+    private void await(final PipelineStages stages, final Check check, final Line progress)
+            throws InterruptedException {
+        long lastPrint = System.nanoTime();
+        while (!check.done()) {
+            final String failure = stages.failure();
+            if (failure != null) {
+                throw new IllegalStateException("replay stopped: " + failure);
+            }
+            if (System.nanoTime() - lastPrint >= PROGRESS_EVERY.toNanos()) {
+                say("  %s", progress.text());
+                lastPrint = System.nanoTime();
+            }
+            Thread.sleep(TICK.toMillis());
+        }
+        say("  %s", progress.text());
+    }
+
+    private List<ModelVersion> versions(final String run) {
+        try (ModelChannel channel = ModelChannel.of(run, bootstrap, registry);
+                ModelChannelReader reader =
+                        new ModelChannelReader(channel, Optional.empty(), Duration.ofSeconds(60))) {
+            return reader.manifests();
+        }
+    }
+
+    private void summary(final Settings s, final Result r) {
+        say("Replay of run %s done:", s.run());
+        say(
+                "  transitions in the slice: %d (offsets %s until %s), %d epoch(s)",
+                r.slice().transitions(),
+                TransitionSlice.text(r.slice().from()),
+                TransitionSlice.text(r.slice().until()),
+                s.epochs());
+        say("  prediction groups: %d, rewarded groups: %d", r.predictions(), r.rewards());
+        say("  versions published after the base: %d", r.versions().size() - 1);
+        for (final ModelVersion v : r.versions()) {
+            final StringBuilder lineage = new StringBuilder();
+            for (final OffsetRange range : v.getLineage()) {
+                lineage.append(
+                        String.format(
+                                Locale.ROOT,
+                                " %s-%d[%d,%d)",
+                                range.getTopic(),
+                                range.getPartition(),
+                                range.getFromOffset(),
+                                range.getUntilOffset()));
+            }
+            say("    version %d: lineage%s", v.getVersion(), lineage);
+        }
+        say("How replay differs from the live pipeline:");
+        DIFFERENCES.forEach(d -> say("  - %s", d));
+    }
+
+    private void say(final String format, final Object... args) {
+        out.println(String.format(Locale.ROOT, format, args));
+        out.flush();
+    }
+}

@@ -1,0 +1,255 @@
+package dev.rwml.ops.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.rwml.env.produce.EnvKind;
+import dev.rwml.env.produce.KafkaSettings;
+import dev.rwml.env.produce.PolicyKind;
+import dev.rwml.env.produce.ProducerConfig;
+import dev.rwml.env.produce.ProgressListener;
+import dev.rwml.env.produce.TransitionProducer;
+import dev.rwml.events.ModelVersion;
+import dev.rwml.events.OffsetRange;
+import dev.rwml.events.PredictionGroup;
+import dev.rwml.ops.cli.replay.TransitionSlice;
+import dev.rwml.ops.embedded.KafkaStack;
+import dev.rwml.schemas.serde.EventSerdes;
+import dev.rwml.schemas.topics.TopicAdmin;
+import dev.rwml.schemas.topics.TopicCatalog;
+import dev.rwml.worldmodel.channel.ModelChannel;
+import dev.rwml.worldmodel.channel.ModelChannelReader;
+import dev.rwml.worldmodel.init.BaseModelInit;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code rwml replay} over a middle slice of the log on the embedded broker and registry. */
+class ReplayCommandIT {
+
+    @RegisterExtension static final KafkaStack KAFKA = KafkaStack.embedded();
+
+    private static final String BASE_RUN = "replay-base";
+    private static final String RUN = "replay-new";
+
+    @TempDir Path dir;
+
+    @Test
+    void shouldPredictExactlyTheSliceAndTrainTheWholeRewardsTopicWhenReplayingIntoANewRun()
+            throws Exception {
+        final String bootstrap = KAFKA.bootstrapServers();
+        final String registry = KAFKA.schemaRegistryUrl();
+        final TopicCatalog catalog = TopicCatalog.defaults();
+        try (Admin admin =
+                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            new TopicAdmin(admin, catalog).ensure(catalog.shared());
+        }
+        produce(bootstrap, registry, 3, 11);
+        BaseModelInit.run(
+                BaseModelInit.Config.of(
+                        BASE_RUN,
+                        bootstrap,
+                        registry,
+                        "tiny",
+                        3,
+                        1_000_000,
+                        Set.of(EnvKind.ALFWORLD.id()),
+                        1),
+                BaseModelInit.Listener.NONE);
+        final Map<Integer, Long> from = ends(bootstrap);
+        produce(bootstrap, registry, 2, 12);
+        final Map<Integer, Long> until = ends(bootstrap);
+        produce(bootstrap, registry, 1, 13);
+
+        final RunFixtures.Result result =
+                RunFixtures.rwml(
+                        "replay",
+                        "--run",
+                        RUN,
+                        "--from-run",
+                        BASE_RUN,
+                        "--from",
+                        TransitionSlice.text(from),
+                        "--until",
+                        TransitionSlice.text(until),
+                        "--state-dir",
+                        dir.toString(),
+                        "--bootstrap-servers",
+                        bootstrap,
+                        "--schema-registry-url",
+                        registry,
+                        "--set",
+                        "prediction.group.size=2",
+                        "--set",
+                        "prediction.sampling.max.new.tokens=16",
+                        "--set",
+                        "trainer.groupsPerStep=2",
+                        "--set",
+                        "trainer.publishEverySteps=2");
+
+        assertThat(result.code())
+                .as("exit code; err:%n%s%nout:%n%s", result.err(), result.out())
+                .isZero();
+        assertThat(result.out())
+                .contains("Replay of run " + RUN + " done", "differs from the live");
+
+        final List<ModelVersion> versions = versions(bootstrap, registry);
+        assertThat(versions).as("base and at least a final version").hasSizeGreaterThanOrEqualTo(2);
+        assertThat(versions.get(0).getLineage())
+                .as("the base keeps the lineage of the run it was copied from")
+                .isNotEmpty();
+
+        final List<String> slice = sliceIds(bootstrap, from, until);
+        assertThat(slice).isNotEmpty();
+        final List<String> predicted = predictedIds(bootstrap, registry);
+        assertThat(predicted).as("one group per transition of the slice").hasSameSizeAs(slice);
+        assertThat(Set.copyOf(predicted)).isEqualTo(Set.copyOf(slice));
+
+        assertLineageCoversRewardsTopic(bootstrap, versions.subList(1, versions.size()));
+    }
+
+    private static void assertLineageCoversRewardsTopic(
+            final String bootstrap, final List<ModelVersion> trained) {
+        final String rewards = TopicCatalog.defaults().run(RUN).rewards().name();
+        final Map<Integer, List<OffsetRange>> byPartition = new TreeMap<>();
+        trained.stream()
+                .flatMap(v -> v.getLineage().stream())
+                .filter(r -> r.getTopic().equals(rewards))
+                .forEach(
+                        r ->
+                                byPartition
+                                        .computeIfAbsent(r.getPartition(), p -> new ArrayList<>())
+                                        .add(r));
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap)) {
+            final List<TopicPartition> partitions =
+                    consumer.partitionsFor(rewards).stream()
+                            .map(p -> new TopicPartition(rewards, p.partition()))
+                            .toList();
+            final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+            for (final TopicPartition tp : partitions) {
+                long next = 0;
+                for (final OffsetRange r :
+                        byPartition.getOrDefault(tp.partition(), List.of()).stream()
+                                .sorted(Comparator.comparingLong(OffsetRange::getFromOffset))
+                                .toList()) {
+                    assertThat(r.getFromOffset()).as("no gap or overlap on %s", tp).isEqualTo(next);
+                    next = r.getUntilOffset();
+                }
+                assertThat(next).as("lineage reaches the end of %s", tp).isEqualTo(ends.get(tp));
+            }
+        }
+    }
+
+    private static void produce(
+            final String bootstrap, final String registry, final int episodes, final long seed) {
+        new TransitionProducer(
+                        ProducerConfig.builder(
+                                        EnvKind.ALFWORLD, KafkaSettings.of(bootstrap, registry))
+                                .agents(1)
+                                .episodes(episodes)
+                                .seed(seed)
+                                .policy(PolicyKind.EPSILON)
+                                .epsilon(0.3)
+                                .baseTime(Instant.now())
+                                .build(),
+                        new SimpleMeterRegistry(),
+                        ProgressListener.NONE)
+                .run();
+    }
+
+    private static Map<Integer, Long> ends(final String bootstrap) {
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap)) {
+            final Map<Integer, Long> out = new HashMap<>();
+            consumer.endOffsets(
+                            consumer.partitionsFor(TopicCatalog.TRANSITIONS).stream()
+                                    .map(p -> new TopicPartition(p.topic(), p.partition()))
+                                    .toList())
+                    .forEach((tp, o) -> out.put(tp.partition(), o));
+            return out;
+        }
+    }
+
+    private static List<String> sliceIds(
+            final String bootstrap, final Map<Integer, Long> from, final Map<Integer, Long> until) {
+        final List<String> ids = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap)) {
+            for (final int p : from.keySet()) {
+                final TopicPartition tp = new TopicPartition(TopicCatalog.TRANSITIONS, p);
+                consumer.assign(List.of(tp));
+                consumer.seek(tp, from.get(p));
+                while (consumer.position(tp) < until.get(p)) {
+                    for (final ConsumerRecord<byte[], byte[]> r :
+                            consumer.poll(Duration.ofSeconds(1))) {
+                        if (r.offset() < until.get(p)) {
+                            ids.add(new String(r.key(), java.nio.charset.StandardCharsets.UTF_8));
+                        }
+                    }
+                }
+            }
+        }
+        return ids;
+    }
+
+    private static List<String> predictedIds(final String bootstrap, final String registry) {
+        final String topic = TopicCatalog.defaults().run(RUN).predictions().name();
+        final var deserializer =
+                EventSerdes.forValue(PredictionGroup.class, EventSerdes.registryConfig(registry))
+                        .deserializer();
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap)) {
+            final List<TopicPartition> partitions =
+                    consumer.partitionsFor(topic).stream()
+                            .map(p -> new TopicPartition(topic, p.partition()))
+                            .toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+            final List<String> ids = new ArrayList<>();
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
+                for (final ConsumerRecord<byte[], byte[]> r :
+                        consumer.poll(Duration.ofSeconds(1))) {
+                    ids.add(deserializer.deserialize(topic, r.value()).getTransitionId());
+                }
+            }
+            return ids;
+        }
+    }
+
+    private static List<ModelVersion> versions(final String bootstrap, final String registry) {
+        try (ModelChannel channel = ModelChannel.of(RUN, bootstrap, registry);
+                ModelChannelReader reader =
+                        new ModelChannelReader(channel, Optional.empty(), Duration.ofSeconds(60))) {
+            return reader.manifests();
+        }
+    }
+
+    private static KafkaConsumer<byte[], byte[]> consumer(final String bootstrap) {
+        return new KafkaConsumer<>(
+                Map.of(
+                        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        bootstrap,
+                        ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+                        "read_committed",
+                        ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+                        ByteArrayDeserializer.class,
+                        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+                        ByteArrayDeserializer.class));
+    }
+}
