@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
@@ -326,67 +327,56 @@ public record RewardConfig(
 
     private static Duration duration(
             final Map<String, String> s, final String key, final Duration d) {
-        final String value = s.get(key);
-        if (value == null) {
-            return d;
-        }
-        try {
-            return Duration.parse(value.strip());
-        } catch (DateTimeParseException e) {
-            throw new IllegalArgumentException(
-                    key
-                            + " must be an ISO-8601 duration such as PT30M or PT10S, got '"
-                            + value
-                            + "'",
-                    e);
-        }
+        return parsed(s, key, d, Duration::parse, "an ISO-8601 duration such as PT30M or PT10S");
     }
 
     private static int integer(final Map<String, String> s, final String key, final int d) {
-        final String value = s.get(key);
-        if (value == null) {
-            return d;
-        }
-        try {
-            return Integer.parseInt(value.strip());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(key + " must be an integer, got '" + value + "'", e);
-        }
+        return parsed(s, key, d, Integer::parseInt, "an integer");
     }
 
     private static long longInteger(final Map<String, String> s, final String key, final long d) {
-        final String value = s.get(key);
-        if (value == null) {
-            return d;
-        }
-        try {
-            return Long.parseLong(value.strip());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(key + " must be an integer, got '" + value + "'", e);
-        }
+        return parsed(s, key, d, Long::parseLong, "an integer");
     }
 
     private static double number(final Map<String, String> s, final String key, final double d) {
+        return parsed(s, key, d, Double::parseDouble, "a number");
+    }
+
+    private static boolean bool(final Map<String, String> s, final String key, final boolean d) {
+        return parsed(
+                s,
+                key,
+                d,
+                v ->
+                        switch (v.toLowerCase(Locale.ROOT)) {
+                            case "true" -> true;
+                            case "false" -> false;
+                            default -> throw new IllegalArgumentException(v);
+                        },
+                "true or false");
+    }
+
+    /**
+     * The setting {@code key} parsed from its stripped text, or {@code d} when it is unset.
+     *
+     * @throws IllegalArgumentException naming the key, what it must be and the value, when the text
+     *     does not parse
+     */
+    private static <T> T parsed(
+            final Map<String, String> s,
+            final String key,
+            final T d,
+            final Function<String, T> parse,
+            final String expected) {
         final String value = s.get(key);
         if (value == null) {
             return d;
         }
         try {
-            return Double.parseDouble(value.strip());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(key + " must be a number, got '" + value + "'", e);
+            return parse.apply(value.strip());
+        } catch (IllegalArgumentException | DateTimeParseException e) {
+            throw new IllegalArgumentException(
+                    key + " must be " + expected + ", got '" + value + "'", e);
         }
-    }
-
-    private static boolean bool(final Map<String, String> s, final String key, final boolean d) {
-        final String value = s.get(key);
-        if (value == null) {
-            return d;
-        }
-        final String v = value.strip().toLowerCase(Locale.ROOT);
-        if (!v.equals("true") && !v.equals("false")) {
-            throw new IllegalArgumentException(key + " must be true or false, got '" + value + "'");
-        }
-        return Boolean.parseBoolean(v);
     }
 }
