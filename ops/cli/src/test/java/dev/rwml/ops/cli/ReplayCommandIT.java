@@ -101,9 +101,9 @@ class ReplayCommandIT {
                         "--set",
                         "prediction.sampling.max.new.tokens=16",
                         "--set",
-                        "trainer.groupsPerStep=2",
+                        "trainer.groups.per.step=2",
                         "--set",
-                        "trainer.publishEverySteps=2");
+                        "trainer.publish.every.steps=2");
 
         assertThat(result.code())
                 .as("exit code; err:%n%s%nout:%n%s", result.err(), result.out())
