@@ -14,9 +14,10 @@ import java.util.Properties;
 import java.util.function.Function;
 
 /**
- * Settings of the continual trainer, validated at start-up. Keys in a properties file are the
- * component names ({@code groupsPerStep=8}); environment variables override them as {@code
- * RWML_TRAINER_} plus the name in upper snake case ({@code RWML_TRAINER_GROUPS_PER_STEP=8}).
+ * Settings of the continual trainer, validated at start-up. Keys, as for every stage, are the
+ * component names in dotted lower case ({@code groups.per.step=8}) in a properties file;
+ * environment variables override them as {@code RWML_TRAINER_} plus the key in upper case with dots
+ * as underscores ({@code RWML_TRAINER_GROUPS_PER_STEP=8}).
  *
  * @param run the training lineage: reads {@code rwml.<run>.rewards}, writes {@code
  *     rwml.<run>.models} and {@code rwml.<run>.model-chunks}
@@ -74,40 +75,41 @@ public record TrainerConfig(
             throw new IllegalArgumentException(
                     "run must be a name of letters, digits, '.', '_' or '-', got '" + run + "'");
         }
-        requireText("bootstrapServers", bootstrapServers);
-        requireText("schemaRegistryUrl", schemaRegistryUrl);
+        requireText("bootstrap.servers", bootstrapServers);
+        requireText("schema.registry.url", schemaRegistryUrl);
         Objects.requireNonNull(objective, "objective");
-        requirePositive("groupsPerStep", groupsPerStep);
-        requirePositive("miniBatches", miniBatches);
+        requirePositive("groups.per.step", groupsPerStep);
+        requirePositive("mini.batches", miniBatches);
         requirePositive("passes", passes);
-        requirePositive("publishEverySteps", publishEverySteps);
-        requirePositive("publishInterval", publishInterval);
+        requirePositive("publish.every.steps", publishEverySteps);
+        requirePositive("publish.interval", publishInterval);
         if (stalenessBound < 0) {
             throw new IllegalArgumentException(
-                    "stalenessBound must be >= 0, got " + stalenessBound);
+                    "staleness.bound must be >= 0, got " + stalenessBound);
         }
-        requirePositive("keepVersions", keepVersions);
-        requirePositive("batchTimeout", batchTimeout);
+        requirePositive("keep.versions", keepVersions);
+        requirePositive("batch.timeout", batchTimeout);
         if (!(learningRate > 0) || !Double.isFinite(learningRate)) {
             throw new IllegalArgumentException(
-                    "learningRate must be a positive number, got " + learningRate);
+                    "learning.rate must be a positive number, got " + learningRate);
         }
         if (!(clipEpsilon > 0 && clipEpsilon < 1)) {
-            throw new IllegalArgumentException("clipEpsilon must be in (0, 1), got " + clipEpsilon);
+            throw new IllegalArgumentException(
+                    "clip.epsilon must be in (0, 1), got " + clipEpsilon);
         }
         if (!(klCoefficient >= 0) || !Double.isFinite(klCoefficient)) {
-            throw new IllegalArgumentException("klCoefficient must be >= 0, got " + klCoefficient);
+            throw new IllegalArgumentException("kl.coefficient must be >= 0, got " + klCoefficient);
         }
         if (!(maxGradNorm > 0)) {
-            throw new IllegalArgumentException("maxGradNorm must be > 0, got " + maxGradNorm);
+            throw new IllegalArgumentException("max.grad.norm must be > 0, got " + maxGradNorm);
         }
         if (chunkSizeBytes < 1024 || chunkSizeBytes > 4 * 1024 * 1024) {
             throw new IllegalArgumentException(
-                    "chunkSizeBytes must be between 1 KiB and 4 MiB, got " + chunkSizeBytes);
+                    "chunk.size.bytes must be between 1 KiB and 4 MiB, got " + chunkSizeBytes);
         }
-        Objects.requireNonNull(artifactDir, "artifactDir");
-        requirePositive("externalArtifactBytes", externalArtifactBytes);
-        requirePositive("pollTimeout", pollTimeout);
+        Objects.requireNonNull(artifactDir, "artifact.dir");
+        requirePositive("external.artifact.bytes", externalArtifactBytes);
+        requirePositive("poll.timeout", pollTimeout);
         requirePositive("threads", threads);
     }
 
@@ -156,7 +158,11 @@ public record TrainerConfig(
         env.forEach(
                 (k, v) -> {
                     if (k.startsWith(ENV_PREFIX)) {
-                        values.put(camelCase(k.substring(ENV_PREFIX.length())), v.trim());
+                        values.put(
+                                k.substring(ENV_PREFIX.length())
+                                        .toLowerCase(Locale.ROOT)
+                                        .replace('_', '.'),
+                                v.trim());
                     }
                 });
         return defaults(values.getOrDefault("run", run)).with(values);
@@ -168,35 +174,36 @@ public record TrainerConfig(
         final TrainerConfig c =
                 new TrainerConfig(
                         take(o, "run", Function.identity(), run),
-                        take(o, "bootstrapServers", Function.identity(), bootstrapServers),
-                        take(o, "schemaRegistryUrl", Function.identity(), schemaRegistryUrl),
+                        take(o, "bootstrap.servers", Function.identity(), bootstrapServers),
+                        take(o, "schema.registry.url", Function.identity(), schemaRegistryUrl),
                         take(o, "objective", Objective::parse, objective),
-                        take(o, "groupsPerStep", Integer::parseInt, groupsPerStep),
-                        take(o, "miniBatches", Integer::parseInt, miniBatches),
+                        take(o, "groups.per.step", Integer::parseInt, groupsPerStep),
+                        take(o, "mini.batches", Integer::parseInt, miniBatches),
                         take(o, "passes", Integer::parseInt, passes),
-                        take(o, "publishEverySteps", Integer::parseInt, publishEverySteps),
-                        take(o, "publishInterval", Duration::parse, publishInterval),
-                        take(o, "stalenessBound", Integer::parseInt, stalenessBound),
-                        take(o, "keepVersions", Integer::parseInt, keepVersions),
-                        take(o, "batchTimeout", Duration::parse, batchTimeout),
-                        take(o, "learningRate", Double::parseDouble, learningRate),
-                        take(o, "clipEpsilon", Double::parseDouble, clipEpsilon),
-                        take(o, "klCoefficient", Double::parseDouble, klCoefficient),
-                        take(o, "maxGradNorm", Double::parseDouble, maxGradNorm),
-                        take(o, "chunkSizeBytes", Integer::parseInt, chunkSizeBytes),
+                        take(o, "publish.every.steps", Integer::parseInt, publishEverySteps),
+                        take(o, "publish.interval", Duration::parse, publishInterval),
+                        take(o, "staleness.bound", Integer::parseInt, stalenessBound),
+                        take(o, "keep.versions", Integer::parseInt, keepVersions),
+                        take(o, "batch.timeout", Duration::parse, batchTimeout),
+                        take(o, "learning.rate", Double::parseDouble, learningRate),
+                        take(o, "clip.epsilon", Double::parseDouble, clipEpsilon),
+                        take(o, "kl.coefficient", Double::parseDouble, klCoefficient),
+                        take(o, "max.grad.norm", Double::parseDouble, maxGradNorm),
+                        take(o, "chunk.size.bytes", Integer::parseInt, chunkSizeBytes),
                         take(
                                 o,
-                                "artifactDir",
+                                "artifact.dir",
                                 s -> s.isBlank() ? Optional.<Path>empty() : Optional.of(Path.of(s)),
                                 artifactDir),
-                        take(o, "externalArtifactBytes", Long::parseLong, externalArtifactBytes),
-                        take(o, "pollTimeout", Duration::parse, pollTimeout),
+                        take(o, "external.artifact.bytes", Long::parseLong, externalArtifactBytes),
+                        take(o, "poll.timeout", Duration::parse, pollTimeout),
                         take(o, "threads", Integer::parseInt, threads));
         if (!o.isEmpty()) {
             throw new IllegalArgumentException(
                     "unknown trainer settings "
                             + o.keySet()
-                            + "; known: the TrainerConfig component names, e.g. groupsPerStep");
+                            + "; known: the component names of TrainerConfig in dotted lower case,"
+                            + " e.g. groups.per.step");
         }
         return c;
     }
@@ -210,19 +217,19 @@ public record TrainerConfig(
     public Map<String, String> asMap() {
         final Map<String, String> m = new LinkedHashMap<>();
         m.put("objective", objective.wireName());
-        m.put("groupsPerStep", Integer.toString(groupsPerStep));
-        m.put("miniBatches", Integer.toString(miniBatches));
+        m.put("groups.per.step", Integer.toString(groupsPerStep));
+        m.put("mini.batches", Integer.toString(miniBatches));
         m.put("passes", Integer.toString(passes));
-        m.put("publishEverySteps", Integer.toString(publishEverySteps));
-        m.put("publishInterval", publishInterval.toString());
-        m.put("stalenessBound", Integer.toString(stalenessBound));
-        m.put("keepVersions", Integer.toString(keepVersions));
-        m.put("batchTimeout", batchTimeout.toString());
-        m.put("learningRate", Double.toString(learningRate));
-        m.put("clipEpsilon", Double.toString(clipEpsilon));
-        m.put("klCoefficient", Double.toString(klCoefficient));
-        m.put("maxGradNorm", Double.toString(maxGradNorm));
-        m.put("chunkSizeBytes", Integer.toString(chunkSizeBytes));
+        m.put("publish.every.steps", Integer.toString(publishEverySteps));
+        m.put("publish.interval", publishInterval.toString());
+        m.put("staleness.bound", Integer.toString(stalenessBound));
+        m.put("keep.versions", Integer.toString(keepVersions));
+        m.put("batch.timeout", batchTimeout.toString());
+        m.put("learning.rate", Double.toString(learningRate));
+        m.put("clip.epsilon", Double.toString(clipEpsilon));
+        m.put("kl.coefficient", Double.toString(klCoefficient));
+        m.put("max.grad.norm", Double.toString(maxGradNorm));
+        m.put("chunk.size.bytes", Integer.toString(chunkSizeBytes));
         return m;
     }
 
@@ -246,20 +253,6 @@ public record TrainerConfig(
             throw new IllegalArgumentException(
                     "trainer setting " + key + "='" + raw + "' is invalid: " + e.getMessage(), e);
         }
-    }
-
-    private static String camelCase(final String upperSnake) {
-        final StringBuilder sb = new StringBuilder();
-        boolean upper = false;
-        for (final char ch : upperSnake.toLowerCase(Locale.ROOT).toCharArray()) {
-            if (ch == '_') {
-                upper = true;
-            } else {
-                sb.append(upper ? Character.toUpperCase(ch) : ch);
-                upper = false;
-            }
-        }
-        return sb.toString();
     }
 
     private static void requireText(final String name, final String value) {

@@ -17,7 +17,14 @@ class BatchAssemblerTest {
 
     private final TrainerConfig config =
             TrainerConfig.defaults("r")
-                    .with(Map.of("groupsPerStep", "2", "miniBatches", "1", "batchTimeout", "PT1S"));
+                    .with(
+                            Map.of(
+                                    "groups.per.step",
+                                    "2",
+                                    "mini.batches",
+                                    "1",
+                                    "batch.timeout",
+                                    "PT1S"));
     private final TrainingWindow window = new TrainingWindow();
     private final List<String> dropped = new ArrayList<>();
     private final List<Long> deadLettered = new ArrayList<>();

@@ -49,12 +49,12 @@ class TrainerBenchmark {
                 TrainerConfig.defaults(run)
                         .with(
                                 Map.of(
-                                        "bootstrapServers", KAFKA.bootstrapServers(),
-                                        "schemaRegistryUrl", KAFKA.schemaRegistryUrl(),
-                                        "groupsPerStep", "4",
-                                        "publishEverySteps", "8",
-                                        "batchTimeout", "PT0.2S",
-                                        "stalenessBound", "1000"));
+                                        "bootstrap.servers", KAFKA.bootstrapServers(),
+                                        "schema.registry.url", KAFKA.schemaRegistryUrl(),
+                                        "groups.per.step", "4",
+                                        "publish.every.steps", "8",
+                                        "batch.timeout", "PT0.2S",
+                                        "staleness.bound", "1000"));
 
         // In memory: the same steps on the same groups, no Kafka.
         final byte[] base = TrainerFixture.baseCheckpoint(vocab);

@@ -27,7 +27,7 @@ class TrainerConfigTest {
     @Test
     void shouldLetTheEnvironmentOverrideTheFileWhichOverridesDefaults() throws Exception {
         final Path file = dir.resolve("trainer.properties");
-        Files.writeString(file, "groupsPerStep=16\npublishEverySteps=2\nobjective=sft\n");
+        Files.writeString(file, "groups.per.step=16\npublish.every.steps=2\nobjective=sft\n");
         final TrainerConfig c =
                 TrainerConfig.load(
                         "run-1",
@@ -45,22 +45,23 @@ class TrainerConfigTest {
 
     @Test
     void shouldNameTheSettingWhenAValueDoesNotParse() {
-        assertThatThrownBy(() -> TrainerConfig.defaults("r").with(Map.of("publishInterval", "60s")))
+        assertThatThrownBy(
+                        () -> TrainerConfig.defaults("r").with(Map.of("publish.interval", "60s")))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("publishInterval='60s'");
+                .hasMessageContaining("publish.interval='60s'");
     }
 
     @Test
     void shouldRejectUnknownSettingsInsteadOfIgnoringThem() {
-        assertThatThrownBy(() -> TrainerConfig.defaults("r").with(Map.of("groupPerStep", "3")))
+        assertThatThrownBy(() -> TrainerConfig.defaults("r").with(Map.of("group.per.step", "3")))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("groupPerStep");
+                .hasMessageContaining("group.per.step");
     }
 
     @Test
     void shouldRejectANegativeStalenessBound() {
-        assertThatThrownBy(() -> TrainerConfig.defaults("r").with(Map.of("stalenessBound", "-1")))
-                .hasMessageContaining("stalenessBound must be >= 0");
+        assertThatThrownBy(() -> TrainerConfig.defaults("r").with(Map.of("staleness.bound", "-1")))
+                .hasMessageContaining("staleness.bound must be >= 0");
     }
 
     @Test

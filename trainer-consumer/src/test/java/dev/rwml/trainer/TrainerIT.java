@@ -80,13 +80,13 @@ class TrainerIT {
 
     private TrainerConfig config(final String run, final Map<String, String> overrides) {
         final Map<String, String> all = new HashMap<>();
-        all.put("bootstrapServers", KAFKA.bootstrapServers());
-        all.put("schemaRegistryUrl", KAFKA.schemaRegistryUrl());
-        all.put("groupsPerStep", "2");
-        all.put("publishEverySteps", "2");
-        all.put("batchTimeout", "PT0.3S");
-        all.put("learningRate", "0.001");
-        all.put("chunkSizeBytes", "16384");
+        all.put("bootstrap.servers", KAFKA.bootstrapServers());
+        all.put("schema.registry.url", KAFKA.schemaRegistryUrl());
+        all.put("groups.per.step", "2");
+        all.put("publish.every.steps", "2");
+        all.put("batch.timeout", "PT0.3S");
+        all.put("learning.rate", "0.001");
+        all.put("chunk.size.bytes", "16384");
         all.putAll(overrides);
         return TrainerConfig.defaults(run).with(all);
     }
@@ -190,7 +190,7 @@ class TrainerIT {
                         }
                     }
                 };
-        final TrainerConfig config = config(run, Map.of("stalenessBound", "100"));
+        final TrainerConfig config = config(run, Map.of("staleness.bound", "100"));
         try (TrainerLoop first =
                 new TrainerLoop(
                         config,
@@ -235,7 +235,7 @@ class TrainerIT {
         final String run = newRun();
         final Ledger ledger = new Ledger();
         final SimpleMeterRegistry meters = new SimpleMeterRegistry();
-        final TrainerConfig config = config(run, Map.of("stalenessBound", "0"));
+        final TrainerConfig config = config(run, Map.of("staleness.bound", "0"));
         try (KafkaProducer<String, byte[]> p =
                         TrainerFixture.rewardsProducer(KAFKA.bootstrapServers());
                 TrainerLoop loop =

@@ -42,8 +42,8 @@ final class TrainCommand implements Callable<Integer> {
         final Map<String, String> fromOptions =
                 new java.util.LinkedHashMap<>(
                         Map.of(
-                                "bootstrapServers", cluster.bootstrapServers(),
-                                "schemaRegistryUrl", cluster.schemaRegistryUrl()));
+                                "bootstrap.servers", cluster.bootstrapServers(),
+                                "schema.registry.url", cluster.schemaRegistryUrl()));
         if (objective != null) {
             fromOptions.put("objective", objective);
         }

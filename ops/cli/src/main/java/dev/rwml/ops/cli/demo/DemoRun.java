@@ -426,14 +426,14 @@ public final class DemoRun {
 
     private TrainerConfig trainerConfig(final String bootstrap, final String registry) {
         final Map<String, String> m = new LinkedHashMap<>();
-        m.put("bootstrapServers", bootstrap);
-        m.put("schemaRegistryUrl", registry);
-        m.put("groupsPerStep", Integer.toString(settings.groupsPerStep()));
-        m.put("publishEverySteps", Integer.toString(settings.publishEverySteps()));
-        m.put("publishInterval", settings.publishInterval().toString());
-        m.put("learningRate", Double.toString(settings.learningRate()));
+        m.put("bootstrap.servers", bootstrap);
+        m.put("schema.registry.url", registry);
+        m.put("groups.per.step", Integer.toString(settings.groupsPerStep()));
+        m.put("publish.every.steps", Integer.toString(settings.publishEverySteps()));
+        m.put("publish.interval", settings.publishInterval().toString());
+        m.put("learning.rate", Double.toString(settings.learningRate()));
         // Every version stays readable so the report can evaluate any of them.
-        m.put("keepVersions", "100000");
+        m.put("keep.versions", "100000");
         return TrainerConfig.defaults(RUN).with(m);
     }
 
