@@ -1,6 +1,7 @@
 package dev.rwml.env.alfworld;
 
 import dev.rwml.env.Environment;
+import dev.rwml.env.StableMaps;
 import dev.rwml.events.NextStateKind;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -119,7 +120,7 @@ public final class AlfworldEnvironment implements Environment {
         meta.put("roomType", game.layout().room().id());
         meta.put("layoutId", Integer.toString(game.layout().id()));
         meta.put("gameVariant", Long.toString(game.variant()));
-        return Map.copyOf(meta);
+        return StableMaps.ordered(meta);
     }
 
     /** The task type of this game. */

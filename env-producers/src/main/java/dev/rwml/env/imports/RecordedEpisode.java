@@ -1,5 +1,6 @@
 package dev.rwml.env.imports;
 
+import dev.rwml.env.StableMaps;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -45,6 +46,6 @@ public record RecordedEpisode(
         if (steps.isEmpty()) {
             throw new IllegalArgumentException("an episode needs at least one step");
         }
-        metadata = Map.copyOf(metadata);
+        metadata = StableMaps.ordered(metadata);
     }
 }

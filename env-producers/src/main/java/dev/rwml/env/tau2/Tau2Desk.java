@@ -1,6 +1,7 @@
 package dev.rwml.env.tau2;
 
 import dev.rwml.env.Environment;
+import dev.rwml.env.StableMaps;
 import dev.rwml.events.NextStateKind;
 import java.util.ArrayList;
 import java.util.List;
@@ -262,6 +263,6 @@ public final class Tau2Desk implements Environment {
 
     @Override
     public Map<String, String> metadata() {
-        return Map.of("task_id", task.id(), "task_kind", task.kind());
+        return StableMaps.sorted(Map.of("task_id", task.id(), "task_kind", task.kind()));
     }
 }

@@ -1,5 +1,6 @@
 package dev.rwml.env.tau2.airline;
 
+import dev.rwml.env.StableMaps;
 import dev.rwml.env.tau2.Address;
 import dev.rwml.env.tau2.DomainDb;
 import dev.rwml.env.tau2.Name;
@@ -73,7 +74,7 @@ public record AirlineDb(
 
         /** Copies the collections. */
         public User {
-            paymentMethods = Map.copyOf(paymentMethods);
+            paymentMethods = StableMaps.sorted(paymentMethods);
             savedPassengers = List.copyOf(savedPassengers);
             reservations = List.copyOf(reservations);
         }
@@ -122,8 +123,8 @@ public record AirlineDb(
 
         /** Copies the maps. */
         public FlightDate {
-            availableSeats = Map.copyOf(availableSeats);
-            prices = Map.copyOf(prices);
+            availableSeats = StableMaps.sorted(availableSeats);
+            prices = StableMaps.sorted(prices);
         }
 
         /** The same date with fewer seats left in a cabin. */
@@ -145,7 +146,7 @@ public record AirlineDb(
 
         /** Copies the dates. */
         public Flight {
-            dates = Map.copyOf(dates);
+            dates = StableMaps.sorted(dates);
         }
 
         /** The same flight with one date replaced. */

@@ -1,5 +1,6 @@
 package dev.rwml.env.tau2.retail;
 
+import dev.rwml.env.StableMaps;
 import dev.rwml.env.tau2.Address;
 import dev.rwml.env.tau2.DomainDb;
 import dev.rwml.env.tau2.Name;
@@ -54,7 +55,7 @@ public record RetailDb(
 
         /** Copies the collections. */
         public User {
-            paymentMethods = Map.copyOf(paymentMethods);
+            paymentMethods = StableMaps.sorted(paymentMethods);
             orders = List.copyOf(orders);
         }
 
@@ -77,7 +78,7 @@ public record RetailDb(
 
         /** Copies the options. */
         public Variant {
-            options = Map.copyOf(options);
+            options = StableMaps.sorted(options);
         }
     }
 
@@ -86,7 +87,7 @@ public record RetailDb(
 
         /** Copies the variants. */
         public Product {
-            variants = Map.copyOf(variants);
+            variants = StableMaps.sorted(variants);
         }
     }
 
@@ -100,7 +101,7 @@ public record RetailDb(
 
         /** Copies the options. */
         public OrderItem {
-            options = Map.copyOf(options);
+            options = StableMaps.sorted(options);
         }
     }
 
