@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +22,8 @@ class DemoRunIT {
     @Test
     void shouldAdvanceVersionsWriteTheReportAndLeaveNothingRunningWhenTheQuickDemoEnds()
             throws Exception {
+        // Other integration tests in this JVM share a cluster that lives until the JVM exits.
+        final Set<Thread> before = Set.copyOf(Thread.getAllStackTraces().keySet());
         final StringWriter terminal = new StringWriter();
         final DemoRun demo =
                 new DemoRun(
@@ -50,13 +53,13 @@ class DemoRunIT {
         final Optional<ProcessHandle> registry = ProcessHandle.of(result.registryPid());
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> registry.map(p -> !p.isAlive()).orElse(true));
-        await().atMost(Duration.ofSeconds(60)).until(() -> leftoverThreads().isEmpty());
+        await().atMost(Duration.ofSeconds(60)).until(() -> leftoverThreads(before).isEmpty());
     }
 
-    /** Threads of Kafka clients, Streams, the broker or our stages still alive. */
-    private static List<String> leftoverThreads() {
+    /** Threads of Kafka clients, Streams, the broker or our stages started since and alive. */
+    private static List<String> leftoverThreads(final Set<Thread> before) {
         return Thread.getAllStackTraces().keySet().stream()
-                .filter(Thread::isAlive)
+                .filter(t -> t.isAlive() && !before.contains(t))
                 .map(Thread::getName)
                 .filter(
                         n ->
