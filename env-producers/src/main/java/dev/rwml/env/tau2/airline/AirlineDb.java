@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 
 /**
  * The airline database: airports, users, flights and reservations keyed by id. Mutable maps of
@@ -83,6 +84,19 @@ public record AirlineDb(
         public User withPaymentMethod(final PaymentMethod method) {
             final Map<String, PaymentMethod> methods = new TreeMap<>(paymentMethods);
             methods.put(method.id(), method);
+            return withAccounts(methods, reservations);
+        }
+
+        /** The same user with one more reservation. */
+        public User withReservation(final String reservationId) {
+            final List<String> ids = new java.util.ArrayList<>(reservations);
+            ids.add(reservationId);
+            return withAccounts(paymentMethods, ids);
+        }
+
+        /** The same user with other payment methods and reservation ids. */
+        private User withAccounts(
+                final Map<String, PaymentMethod> methods, final List<String> reservationIds) {
             return new User(
                     userId,
                     name,
@@ -92,23 +106,7 @@ public record AirlineDb(
                     membership,
                     methods,
                     savedPassengers,
-                    reservations);
-        }
-
-        /** The same user with one more reservation. */
-        public User withReservation(final String reservationId) {
-            final List<String> ids = new java.util.ArrayList<>(reservations);
-            ids.add(reservationId);
-            return new User(
-                    userId,
-                    name,
-                    address,
-                    email,
-                    dob,
-                    membership,
-                    paymentMethods,
-                    savedPassengers,
-                    ids);
+                    reservationIds);
         }
 
         /** The user as a passenger. */
@@ -199,79 +197,82 @@ public record AirlineDb(
                 final String newCabin,
                 final List<ReservationFlight> newFlights,
                 final List<AirlinePayment> payments) {
-            return new Reservation(
-                    reservationId,
-                    userId,
-                    origin,
-                    destination,
-                    flightType,
-                    newCabin,
-                    newFlights,
-                    passengers,
-                    payments,
-                    createdAt,
-                    totalBaggages,
-                    nonfreeBaggages,
-                    insurance,
-                    status);
+            return edited(
+                    draft -> {
+                        draft.cabin = newCabin;
+                        draft.flights = newFlights;
+                        draft.paymentHistory = payments;
+                    });
         }
 
         /** The same reservation with other bag counts and payments. */
         public Reservation withBaggages(
                 final int total, final int nonfree, final List<AirlinePayment> payments) {
-            return new Reservation(
-                    reservationId,
-                    userId,
-                    origin,
-                    destination,
-                    flightType,
-                    cabin,
-                    flights,
-                    passengers,
-                    payments,
-                    createdAt,
-                    total,
-                    nonfree,
-                    insurance,
-                    status);
+            return edited(
+                    draft -> {
+                        draft.totalBaggages = total;
+                        draft.nonfreeBaggages = nonfree;
+                        draft.paymentHistory = payments;
+                    });
         }
 
         /** The same reservation with other passengers. */
         public Reservation withPassengers(final List<Passenger> newPassengers) {
-            return new Reservation(
-                    reservationId,
-                    userId,
-                    origin,
-                    destination,
-                    flightType,
-                    cabin,
-                    flights,
-                    newPassengers,
-                    paymentHistory,
-                    createdAt,
-                    totalBaggages,
-                    nonfreeBaggages,
-                    insurance,
-                    status);
+            return edited(draft -> draft.passengers = newPassengers);
         }
 
         /** The same reservation, cancelled, with its refunds. */
         public Reservation cancelled(final List<AirlinePayment> payments) {
+            return edited(
+                    draft -> {
+                        draft.paymentHistory = payments;
+                        draft.status = "cancelled";
+                    });
+        }
+
+        /** This reservation with the changes one edit makes to a draft of its changeable fields. */
+        private Reservation edited(final Consumer<Draft> edit) {
+            final Draft draft = new Draft(this);
+            edit.accept(draft);
             return new Reservation(
                     reservationId,
                     userId,
                     origin,
                     destination,
                     flightType,
-                    cabin,
-                    flights,
-                    passengers,
-                    payments,
+                    draft.cabin,
+                    draft.flights,
+                    draft.passengers,
+                    draft.paymentHistory,
                     createdAt,
-                    totalBaggages,
-                    nonfreeBaggages,
+                    draft.totalBaggages,
+                    draft.nonfreeBaggages,
                     insurance,
-                    "cancelled");
+                    draft.status);
+        }
+
+        /**
+         * The fields changes to a booking touch, starting from a reservation's values; the record
+         * stays immutable while each {@code with...} method sets only what it changes.
+         */
+        private static final class Draft {
+            private String cabin;
+            private List<ReservationFlight> flights;
+            private List<Passenger> passengers;
+            private List<AirlinePayment> paymentHistory;
+            private int totalBaggages;
+            private int nonfreeBaggages;
+            private String status;
+
+            private Draft(final Reservation reservation) {
+                cabin = reservation.cabin;
+                flights = reservation.flights;
+                passengers = reservation.passengers;
+                paymentHistory = reservation.paymentHistory;
+                totalBaggages = reservation.totalBaggages;
+                nonfreeBaggages = reservation.nonfreeBaggages;
+                status = reservation.status;
+            }
         }
 
         /** The total paid, net of refunds. */

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 
 /**
  * The retail database: users, products and orders keyed by id. The maps are mutable (tools replace
@@ -179,50 +180,26 @@ public record RetailDb(
 
         /** The same order with another status and payment history. */
         public Order withStatusAndPayments(final String newStatus, final List<Payment> payments) {
-            return new Order(
-                    orderId,
-                    userId,
-                    address,
-                    items,
-                    fulfillments,
-                    newStatus,
-                    payments,
-                    cancelReason,
-                    exchange,
-                    returnItems,
-                    returnPaymentMethodId);
+            return edited(
+                    draft -> {
+                        draft.status = newStatus;
+                        draft.paymentHistory = payments;
+                    });
         }
 
         /** The same order with another shipping address. */
         public Order withAddress(final Address newAddress) {
-            return new Order(
-                    orderId,
-                    userId,
-                    newAddress,
-                    items,
-                    fulfillments,
-                    status,
-                    paymentHistory,
-                    cancelReason,
-                    exchange,
-                    returnItems,
-                    returnPaymentMethodId);
+            return edited(draft -> draft.address = newAddress);
         }
 
         /** The same order, cancelled for a reason, with the given payment history. */
         public Order cancelled(final String reason, final List<Payment> payments) {
-            return new Order(
-                    orderId,
-                    userId,
-                    address,
-                    items,
-                    fulfillments,
-                    "cancelled",
-                    payments,
-                    reason,
-                    exchange,
-                    returnItems,
-                    returnPaymentMethodId);
+            return edited(
+                    draft -> {
+                        draft.status = "cancelled";
+                        draft.paymentHistory = payments;
+                        draft.cancelReason = reason;
+                    });
         }
 
         /** The same order with new items, status and payment history. */
@@ -230,50 +207,75 @@ public record RetailDb(
                 final List<OrderItem> newItems,
                 final String newStatus,
                 final List<Payment> payments) {
-            return new Order(
-                    orderId,
-                    userId,
-                    address,
-                    newItems,
-                    fulfillments,
-                    newStatus,
-                    payments,
-                    cancelReason,
-                    exchange,
-                    returnItems,
-                    returnPaymentMethodId);
+            return edited(
+                    draft -> {
+                        draft.items = newItems;
+                        draft.status = newStatus;
+                        draft.paymentHistory = payments;
+                    });
         }
 
         /** The same order with an exchange requested. */
         public Order exchangeRequested(final Exchange requested) {
-            return new Order(
-                    orderId,
-                    userId,
-                    address,
-                    items,
-                    fulfillments,
-                    "exchange requested",
-                    paymentHistory,
-                    cancelReason,
-                    requested,
-                    returnItems,
-                    returnPaymentMethodId);
+            return edited(
+                    draft -> {
+                        draft.status = "exchange requested";
+                        draft.exchange = requested;
+                    });
         }
 
         /** The same order with a return requested. */
         public Order returnRequested(final List<String> itemIds, final String paymentMethodId) {
+            return edited(
+                    draft -> {
+                        draft.status = "return requested";
+                        draft.returnItems = itemIds;
+                        draft.returnPaymentMethodId = paymentMethodId;
+                    });
+        }
+
+        /** This order with the changes one edit makes to a draft of its changeable fields. */
+        private Order edited(final Consumer<Draft> edit) {
+            final Draft draft = new Draft(this);
+            edit.accept(draft);
             return new Order(
                     orderId,
                     userId,
-                    address,
-                    items,
+                    draft.address,
+                    draft.items,
                     fulfillments,
-                    "return requested",
-                    paymentHistory,
-                    cancelReason,
-                    exchange,
-                    itemIds,
-                    paymentMethodId);
+                    draft.status,
+                    draft.paymentHistory,
+                    draft.cancelReason,
+                    draft.exchange,
+                    draft.returnItems,
+                    draft.returnPaymentMethodId);
+        }
+
+        /**
+         * The fields an order's life changes, starting from an order's values; the record stays
+         * immutable while each {@code with...} method sets only what it changes.
+         */
+        private static final class Draft {
+            private Address address;
+            private List<OrderItem> items;
+            private String status;
+            private List<Payment> paymentHistory;
+            private String cancelReason;
+            private Exchange exchange;
+            private List<String> returnItems;
+            private String returnPaymentMethodId;
+
+            private Draft(final Order order) {
+                address = order.address;
+                items = order.items;
+                status = order.status;
+                paymentHistory = order.paymentHistory;
+                cancelReason = order.cancelReason;
+                exchange = order.exchange;
+                returnItems = order.returnItems;
+                returnPaymentMethodId = order.returnPaymentMethodId;
+            }
         }
 
         /** The sum of the item prices. */
