@@ -176,7 +176,7 @@ class AirlineToolsTest {
             "cabin",
             cabin,
             "flights",
-            List.of(Map.of("flight_number", flight, "date", "2024-05-20")),
+            flightOn(flight, "2024-05-20"),
             "passengers",
             List.of(SARA_ARG, IVAN_ARG),
             "payment_methods",
@@ -188,6 +188,60 @@ class AirlineToolsTest {
             "insurance",
             insurance
         };
+    }
+
+    /** Arguments of a booking with no checked bags and no insurance. */
+    @SafeVarargs
+    private Object[] bookingWithoutExtras(
+            final String flight, final String cabin, final Map<String, Object>... payments) {
+        return booking(flight, cabin, 0, 0, "no", List.of(payments));
+    }
+
+    /** The flights argument of a trip on one flight and date. */
+    private static List<Map<String, Object>> flightOn(
+            final String flightNumber, final String date) {
+        return List.of(Map.of("flight_number", flightNumber, "date", date));
+    }
+
+    /** Arguments of the tool that moves a reservation to other flights or another cabin. */
+    private static Object[] flightChange(
+            final String reservationId,
+            final String cabin,
+            final List<Map<String, Object>> flights,
+            final String paymentId) {
+        return new Object[] {
+            "reservation_id",
+            reservationId,
+            "cabin",
+            cabin,
+            "flights",
+            flights,
+            "payment_id",
+            paymentId
+        };
+    }
+
+    /** Arguments of the tool that sets a reservation's bag counts. */
+    private static Object[] bagChange(
+            final String reservationId,
+            final int total,
+            final int nonfree,
+            final String paymentId) {
+        return new Object[] {
+            "reservation_id",
+            reservationId,
+            "total_baggages",
+            total,
+            "nonfree_baggages",
+            nonfree,
+            "payment_id",
+            paymentId
+        };
+    }
+
+    /** One payment of a booking: which stored method pays how much. */
+    private static Map<String, Object> payment(final String paymentId, final int amount) {
+        return Map.of("payment_id", paymentId, "amount", amount);
     }
 
     @Test
@@ -202,9 +256,7 @@ class AirlineToolsTest {
                                 3,
                                 1,
                                 "yes",
-                                List.of(
-                                        Map.of("payment_id", GIFT, "amount", 100),
-                                        Map.of("payment_id", CARD, "amount", 250))));
+                                List.of(payment(GIFT, 100), payment(CARD, 250))));
         assertThat(result)
                 .contains("\"insurance\":\"yes\"")
                 .contains("\"created_at\":\"2024-05-15T15:00:00\"");
@@ -226,13 +278,7 @@ class AirlineToolsTest {
         assertThat(
                         refused(
                                 "book_reservation",
-                                booking(
-                                        "HAT001",
-                                        "economy",
-                                        0,
-                                        0,
-                                        "no",
-                                        List.of(Map.of("payment_id", CARD, "amount", 200)))))
+                                bookingWithoutExtras("HAT001", "economy", payment(CARD, 200))))
                 .isEqualTo(
                         "Error: Payment amount does not add up, total price is 240, but paid 200");
     }
@@ -242,24 +288,12 @@ class AirlineToolsTest {
         assertThat(
                         refused(
                                 "book_reservation",
-                                booking(
-                                        "HAT003",
-                                        "economy",
-                                        0,
-                                        0,
-                                        "no",
-                                        List.of(Map.of("payment_id", CARD, "amount", 240)))))
+                                bookingWithoutExtras("HAT003", "economy", payment(CARD, 240))))
                 .contains("not available for booking (status: cancelled)");
         assertThat(
                         refused(
                                 "book_reservation",
-                                booking(
-                                        "HAT001",
-                                        "business",
-                                        0,
-                                        0,
-                                        "no",
-                                        List.of(Map.of("payment_id", CARD, "amount", 600)))))
+                                bookingWithoutExtras("HAT001", "business", payment(CARD, 600))))
                 .contains("Not enough seats");
     }
 
@@ -274,7 +308,7 @@ class AirlineToolsTest {
                                         3,
                                         0,
                                         "no",
-                                        List.of(Map.of("payment_id", CARD, "amount", 240)))))
+                                        List.of(payment(CARD, 240)))))
                 .contains("nonfree_baggages should be 1");
     }
 
@@ -283,31 +317,17 @@ class AirlineToolsTest {
         assertThat(
                         refused(
                                 "book_reservation",
-                                booking(
-                                        "HAT001",
-                                        "economy",
-                                        0,
-                                        0,
-                                        "no",
-                                        List.of(
-                                                Map.of(
-                                                        "payment_id",
-                                                        "credit_card_9",
-                                                        "amount",
-                                                        240)))))
+                                bookingWithoutExtras(
+                                        "HAT001", "economy", payment("credit_card_9", 240))))
                 .isEqualTo("Error: Payment method credit_card_9 not found");
         assertThat(
                         refused(
                                 "book_reservation",
-                                booking(
+                                bookingWithoutExtras(
                                         "HAT001",
                                         "economy",
-                                        0,
-                                        0,
-                                        "no",
-                                        List.of(
-                                                Map.of("payment_id", GIFT, "amount", 140),
-                                                Map.of("payment_id", CARD, "amount", 100)))))
+                                        payment(GIFT, 140),
+                                        payment(CARD, 100))))
                 .isEqualTo("Error: Not enough balance in payment method " + GIFT);
     }
 
@@ -333,32 +353,14 @@ class AirlineToolsTest {
 
     @Test
     void shouldRefuseFlightChangesOfBasicEconomyButAllowItsCabinUpgrade() {
-        final List<Map<String, Object>> other =
-                List.of(Map.of("flight_number", "HAT003", "date", "2024-05-21"));
+        final List<Map<String, Object>> other = flightOn("HAT003", "2024-05-21");
         assertThat(
                         refused(
                                 "update_reservation_flights",
-                                "reservation_id",
-                                "AAAAA3",
-                                "cabin",
-                                "basic_economy",
-                                "flights",
-                                other,
-                                "payment_id",
-                                CARD))
+                                flightChange("AAAAA3", "basic_economy", other, CARD)))
                 .isEqualTo("Error: Basic economy flights cannot be modified");
-        final List<Map<String, Object>> same =
-                List.of(Map.of("flight_number", "HAT001", "date", "2024-05-20"));
-        call(
-                "update_reservation_flights",
-                "reservation_id",
-                "AAAAA3",
-                "cabin",
-                "economy",
-                "flights",
-                same,
-                "payment_id",
-                CARD);
+        final List<Map<String, Object>> same = flightOn("HAT001", "2024-05-20");
+        call("update_reservation_flights", flightChange("AAAAA3", "economy", same, CARD));
         final Reservation r = db.reservations().get("AAAAA3");
         assertThat(r.cabin()).isEqualTo("economy");
         assertThat(r.paymentHistory()).contains(new AirlinePayment(CARD, 60));
@@ -366,104 +368,42 @@ class AirlineToolsTest {
 
     @Test
     void shouldChangeFlightsAndChargeTheDifferenceButNeverWithCertificate() {
-        final List<Map<String, Object>> other =
-                List.of(Map.of("flight_number", "HAT003", "date", "2024-05-21"));
+        final List<Map<String, Object>> other = flightOn("HAT003", "2024-05-21");
         assertThat(
                         refused(
                                 "update_reservation_flights",
-                                "reservation_id",
-                                "AAAAA1",
-                                "cabin",
-                                "business",
-                                "flights",
-                                other,
-                                "payment_id",
-                                CERT))
+                                flightChange("AAAAA1", "business", other, CERT)))
                 .contains("Certificates cannot be used");
-        final List<Map<String, Object>> wrongWay =
-                List.of(Map.of("flight_number", "HAT002", "date", "2024-05-22"));
+        final List<Map<String, Object>> wrongWay = flightOn("HAT002", "2024-05-22");
         assertThat(
                         refused(
                                 "update_reservation_flights",
-                                "reservation_id",
-                                "AAAAA1",
-                                "cabin",
-                                "economy",
-                                "flights",
-                                wrongWay,
-                                "payment_id",
-                                CARD))
+                                flightChange("AAAAA1", "economy", wrongWay, CARD)))
                 .contains("must go from SFO to JFK");
-        call(
-                "update_reservation_flights",
-                "reservation_id",
-                "AAAAA1",
-                "cabin",
-                "economy",
-                "flights",
-                other,
-                "payment_id",
-                CARD);
+        call("update_reservation_flights", flightChange("AAAAA1", "economy", other, CARD));
         assertThat(db.reservations().get("AAAAA1").flights().get(0).flightNumber())
                 .isEqualTo("HAT003");
     }
 
     @Test
     void shouldRefuseCabinChangeAfterDeparture() {
-        final List<Map<String, Object>> same =
-                List.of(Map.of("flight_number", "HAT001", "date", "2024-05-14"));
+        final List<Map<String, Object>> same = flightOn("HAT001", "2024-05-14");
         assertThat(
                         refused(
                                 "update_reservation_flights",
-                                "reservation_id",
-                                "AAAAA4",
-                                "cabin",
-                                "business",
-                                "flights",
-                                same,
-                                "payment_id",
-                                CARD))
+                                flightChange("AAAAA4", "business", same, CARD)))
                 .contains("not available");
     }
 
     @Test
     void shouldAddBagsWithChargeButNeverRemoveThem() {
-        call(
-                "update_reservation_baggages",
-                "reservation_id",
-                "AAAAA1",
-                "total_baggages",
-                3,
-                "nonfree_baggages",
-                2,
-                "payment_id",
-                CARD);
+        call("update_reservation_baggages", bagChange("AAAAA1", 3, 2, CARD));
         final Reservation r = db.reservations().get("AAAAA1");
         assertThat(r.totalBaggages()).isEqualTo(3);
         assertThat(r.paymentHistory()).contains(new AirlinePayment(CARD, 100));
-        assertThat(
-                        refused(
-                                "update_reservation_baggages",
-                                "reservation_id",
-                                "AAAAA1",
-                                "total_baggages",
-                                1,
-                                "nonfree_baggages",
-                                0,
-                                "payment_id",
-                                CARD))
+        assertThat(refused("update_reservation_baggages", bagChange("AAAAA1", 1, 0, CARD)))
                 .contains("can only be added");
-        assertThat(
-                        refused(
-                                "update_reservation_baggages",
-                                "reservation_id",
-                                "AAAAA1",
-                                "total_baggages",
-                                4,
-                                "nonfree_baggages",
-                                2,
-                                "payment_id",
-                                CARD))
+        assertThat(refused("update_reservation_baggages", bagChange("AAAAA1", 4, 2, CARD)))
                 .contains("nonfree_baggages should be 3");
     }
 

@@ -261,7 +261,7 @@ class RetailToolsTest {
 
     @Test
     void shouldSwitchPaymentAndRefundTheOldMethod() {
-        call("modify_pending_order_payment", "order_id", "#W0000001", "payment_method_id", PAYPAL);
+        call("modify_pending_order_payment", paymentSwitch("#W0000001", PAYPAL));
         assertThat(db.orders().get("#W0000001").paymentHistory())
                 .containsExactly(
                         new Payment("payment", 30.0, CARD),
@@ -273,27 +273,16 @@ class RetailToolsTest {
     void shouldRefusePaymentChangeToSameForeignOrUnderfundedMethod() {
         assertThat(
                         refusedWithoutChange(
-                                "modify_pending_order_payment",
-                                "order_id",
-                                "#W0000001",
-                                "payment_method_id",
-                                CARD))
+                                "modify_pending_order_payment", paymentSwitch("#W0000001", CARD)))
                 .contains("should be different");
         assertThat(
                         refusedWithoutChange(
                                 "modify_pending_order_payment",
-                                "order_id",
-                                "#W0000001",
-                                "payment_method_id",
-                                "paypal_9"))
+                                paymentSwitch("#W0000001", "paypal_9")))
                 .isEqualTo("Error: Payment method not found");
         assertThat(
                         refusedWithoutChange(
-                                "modify_pending_order_payment",
-                                "order_id",
-                                "#W0000001",
-                                "payment_method_id",
-                                GIFT))
+                                "modify_pending_order_payment", paymentSwitch("#W0000001", GIFT)))
                 .contains("Insufficient gift card balance");
     }
 
@@ -301,14 +290,7 @@ class RetailToolsTest {
     void shouldModifyItemsOnceAndChargeThePriceDifference() {
         call(
                 "modify_pending_order_items",
-                "order_id",
-                "#W0000001",
-                "item_ids",
-                List.of(RED_M),
-                "new_item_ids",
-                List.of(BLUE_L),
-                "payment_method_id",
-                CARD);
+                itemSwap("#W0000001", List.of(RED_M), List.of(BLUE_L), CARD));
         final Order order = db.orders().get("#W0000001");
         assertThat(order.status()).isEqualTo("pending (item modified)");
         assertThat(order.items().get(0).itemId()).isEqualTo(BLUE_L);
@@ -316,14 +298,7 @@ class RetailToolsTest {
         assertThat(
                         refusedWithoutChange(
                                 "modify_pending_order_items",
-                                "order_id",
-                                "#W0000001",
-                                "item_ids",
-                                List.of(BLUE_L),
-                                "new_item_ids",
-                                List.of(RED_M),
-                                "payment_method_id",
-                                CARD))
+                                itemSwap("#W0000001", List.of(BLUE_L), List.of(RED_M), CARD)))
                 .isEqualTo("Error: Non-pending order cannot be modified");
     }
 
@@ -332,62 +307,27 @@ class RetailToolsTest {
         assertThat(
                         refusedWithoutChange(
                                 "modify_pending_order_items",
-                                "order_id",
-                                "#W0000001",
-                                "item_ids",
-                                List.of(RED_M),
-                                "new_item_ids",
-                                List.of(BLACK_S),
-                                "payment_method_id",
-                                CARD))
+                                itemSwap("#W0000001", List.of(RED_M), List.of(BLACK_S), CARD)))
                 .contains("not available");
         assertThat(
                         refusedWithoutChange(
                                 "modify_pending_order_items",
-                                "order_id",
-                                "#W0000001",
-                                "item_ids",
-                                List.of(RED_M),
-                                "new_item_ids",
-                                List.of(MUG),
-                                "payment_method_id",
-                                CARD))
+                                itemSwap("#W0000001", List.of(RED_M), List.of(MUG), CARD)))
                 .contains("not found");
         assertThat(
                         refusedWithoutChange(
                                 "modify_pending_order_items",
-                                "order_id",
-                                "#W0000001",
-                                "item_ids",
-                                List.of(RED_M, MUG),
-                                "new_item_ids",
-                                List.of(BLUE_L),
-                                "payment_method_id",
-                                CARD))
+                                itemSwap("#W0000001", List.of(RED_M, MUG), List.of(BLUE_L), CARD)))
                 .contains("should match");
         assertThat(
                         refusedWithoutChange(
                                 "modify_pending_order_items",
-                                "order_id",
-                                "#W0000001",
-                                "item_ids",
-                                List.of(BLUE_L),
-                                "new_item_ids",
-                                List.of(RED_M),
-                                "payment_method_id",
-                                CARD))
+                                itemSwap("#W0000001", List.of(BLUE_L), List.of(RED_M), CARD)))
                 .contains(BLUE_L + " not found");
         assertThat(
                         refusedWithoutChange(
                                 "modify_pending_order_items",
-                                "order_id",
-                                "#W0000001",
-                                "item_ids",
-                                List.of(RED_M),
-                                "new_item_ids",
-                                List.of(BLUE_L),
-                                "payment_method_id",
-                                GIFT))
+                                itemSwap("#W0000001", List.of(RED_M), List.of(BLUE_L), GIFT)))
                 .contains("Insufficient gift card balance");
     }
 
@@ -395,28 +335,14 @@ class RetailToolsTest {
     void shouldExchangeOnlyDeliveredOrders() {
         call(
                 "exchange_delivered_order_items",
-                "order_id",
-                "#W0000002",
-                "item_ids",
-                List.of(RED_M),
-                "new_item_ids",
-                List.of(BLUE_L),
-                "payment_method_id",
-                CARD);
+                itemSwap("#W0000002", List.of(RED_M), List.of(BLUE_L), CARD));
         final Order order = db.orders().get("#W0000002");
         assertThat(order.status()).isEqualTo("exchange requested");
         assertThat(order.exchange().exchangePriceDifference()).isEqualTo(5.5);
         assertThat(
                         refusedWithoutChange(
                                 "exchange_delivered_order_items",
-                                "order_id",
-                                "#W0000001",
-                                "item_ids",
-                                List.of(RED_M),
-                                "new_item_ids",
-                                List.of(BLUE_L),
-                                "payment_method_id",
-                                CARD))
+                                itemSwap("#W0000001", List.of(RED_M), List.of(BLUE_L), CARD)))
                 .isEqualTo("Error: Non-delivered order cannot be exchanged");
     }
 
@@ -425,41 +351,19 @@ class RetailToolsTest {
         assertThat(
                         refusedWithoutChange(
                                 "return_delivered_order_items",
-                                "order_id",
-                                "#W0000002",
-                                "item_ids",
-                                List.of(MUG),
-                                "payment_method_id",
-                                PAYPAL))
+                                itemReturn("#W0000002", List.of(MUG), PAYPAL)))
                 .contains("original payment method or a gift card");
         assertThat(
                         refusedWithoutChange(
                                 "return_delivered_order_items",
-                                "order_id",
-                                "#W0000001",
-                                "item_ids",
-                                List.of(MUG),
-                                "payment_method_id",
-                                CARD))
+                                itemReturn("#W0000001", List.of(MUG), CARD)))
                 .isEqualTo("Error: Non-delivered order cannot be returned");
         assertThat(
                         refusedWithoutChange(
                                 "return_delivered_order_items",
-                                "order_id",
-                                "#W0000002",
-                                "item_ids",
-                                List.of(BLUE_L),
-                                "payment_method_id",
-                                CARD))
+                                itemReturn("#W0000002", List.of(BLUE_L), CARD)))
                 .contains("not found");
-        call(
-                "return_delivered_order_items",
-                "order_id",
-                "#W0000002",
-                "item_ids",
-                List.of(MUG),
-                "payment_method_id",
-                GIFT);
+        call("return_delivered_order_items", itemReturn("#W0000002", List.of(MUG), GIFT));
         assertThat(db.orders().get("#W0000002").status()).isEqualTo("return requested");
         assertThat(db.orders().get("#W0000002").returnItems()).containsExactly(MUG);
     }
@@ -479,6 +383,37 @@ class RetailToolsTest {
         assertThatThrownBy(() -> tools.call(ToolCall.of("get_order_details")))
                 .isInstanceOfSatisfying(ToolError.class, e -> assertThat(e.invalidCall()).isTrue())
                 .hasMessage("missing argument 'order_id'");
+    }
+
+    /** Arguments of the tools that swap an order's items for others, paid by one method. */
+    private static Object[] itemSwap(
+            final String orderId,
+            final List<String> itemIds,
+            final List<String> newItemIds,
+            final String paymentMethodId) {
+        return new Object[] {
+            "order_id",
+            orderId,
+            "item_ids",
+            itemIds,
+            "new_item_ids",
+            newItemIds,
+            "payment_method_id",
+            paymentMethodId
+        };
+    }
+
+    /** Arguments of the tool that returns an order's items, refunded to one method. */
+    private static Object[] itemReturn(
+            final String orderId, final List<String> itemIds, final String paymentMethodId) {
+        return new Object[] {
+            "order_id", orderId, "item_ids", itemIds, "payment_method_id", paymentMethodId
+        };
+    }
+
+    /** Arguments of the tool that moves a pending order's payment to another method. */
+    private static Object[] paymentSwitch(final String orderId, final String paymentMethodId) {
+        return new Object[] {"order_id", orderId, "payment_method_id", paymentMethodId};
     }
 
     private static Object[] concat(final Object[] a, final Object[] b) {
