@@ -48,9 +48,16 @@ final class EnvCommand implements Runnable {
         throw new CommandLine.ParameterException(spec.commandLine(), "Name run or import.");
     }
 
-    /** The cluster and registry options every env subcommand shares. */
-    static final class Connection {
+    /** The cluster, progress and history options every env subcommand shares. */
+    static final class CommonOptions {
         @CommandLine.Mixin ClusterOptions cluster = new ClusterOptions();
+
+        @Option(
+                names = "--history",
+                defaultValue = "" + EpisodeRunner.DEFAULT_HISTORY_TURNS,
+                description =
+                        "Earlier turns H each transition carries (default: ${DEFAULT-VALUE}).")
+        int history;
 
         @Option(
                 names = "--progress-interval",
@@ -121,7 +128,7 @@ final class EnvCommand implements Runnable {
     static final class Run implements Callable<Integer> {
         @Spec private CommandSpec spec;
 
-        @CommandLine.Mixin private Connection connection = new Connection();
+        @CommandLine.Mixin private CommonOptions common = new CommonOptions();
 
         @Option(
                 names = "--env",
@@ -161,13 +168,6 @@ final class EnvCommand implements Runnable {
         private double epsilon;
 
         @Option(
-                names = "--history",
-                defaultValue = "" + EpisodeRunner.DEFAULT_HISTORY_TURNS,
-                description =
-                        "Earlier turns H each transition carries (default: ${DEFAULT-VALUE}).")
-        private int history;
-
-        @Option(
                 names = "--rate",
                 paramLabel = "R",
                 description = "At most R transitions per second over all agents.")
@@ -191,7 +191,7 @@ final class EnvCommand implements Runnable {
         @Override
         public Integer call() throws Exception {
             final ProducerConfig.Builder builder =
-                    ProducerConfig.builder(env, connection.kafka())
+                    ProducerConfig.builder(env, common.kafka())
                             .split(split)
                             .grammar(grammar)
                             .agents(agents)
@@ -199,9 +199,9 @@ final class EnvCommand implements Runnable {
                             .seed(seed)
                             .policy(policy)
                             .epsilon(epsilon)
-                            .historyTurns(history)
+                            .historyTurns(common.history)
                             .baseTime(baseTime(baseTime))
-                            .progressInterval(connection.interval());
+                            .progressInterval(common.interval());
             if (rate != null) {
                 builder.rate(rate);
             }
@@ -212,7 +212,7 @@ final class EnvCommand implements Runnable {
                             config,
                             new SimpleMeterRegistry(),
                             new ProgressPrinter(
-                                    out, Connection.interactive(), env.id() + "/" + split));
+                                    out, CommonOptions.interactive(), env.id() + "/" + split));
             final ProducerResult result = withGracefulStop(producer::stop, producer::run);
             out.println("rwml env run: " + result.summary());
             out.flush();
@@ -234,7 +234,7 @@ final class EnvCommand implements Runnable {
     static final class Import implements Callable<Integer> {
         @Spec private CommandSpec spec;
 
-        @CommandLine.Mixin private Connection connection = new Connection();
+        @CommandLine.Mixin private CommonOptions common = new CommonOptions();
 
         @Parameters(index = "0", paramLabel = "FILE.jsonl", description = "The trajectories.")
         private Path file;
@@ -244,13 +244,6 @@ final class EnvCommand implements Runnable {
 
         @Option(names = "--split", description = "Use this split for every line.")
         private String split;
-
-        @Option(
-                names = "--history",
-                defaultValue = "" + EpisodeRunner.DEFAULT_HISTORY_TURNS,
-                description =
-                        "Earlier turns H each transition carries (default: ${DEFAULT-VALUE}).")
-        private int history;
 
         @Option(
                 names = "--base-time",
@@ -267,10 +260,10 @@ final class EnvCommand implements Runnable {
                             file,
                             Optional.ofNullable(envName),
                             Optional.ofNullable(split),
-                            history,
+                            common.history,
                             baseTime(baseTime),
-                            connection.interval(),
-                            connection.kafka());
+                            common.interval(),
+                            common.kafka());
             final PrintWriter out = spec.commandLine().getOut();
             final ImportResult result =
                     new TrajectoryImporter(
@@ -278,7 +271,7 @@ final class EnvCommand implements Runnable {
                                     new SimpleMeterRegistry(),
                                     new ProgressPrinter(
                                             out,
-                                            Connection.interactive(),
+                                            CommonOptions.interactive(),
                                             "import " + file.getFileName()))
                             .run();
             for (final SkippedLine skipped : result.skipped()) {
@@ -288,6 +281,17 @@ final class EnvCommand implements Runnable {
             out.println("rwml env import: " + result.summary());
             out.flush();
             return result.sendErrors() == 0 ? 0 : 1;
+        }
+    }
+
+    /** The enum constant named {@code value} in any case, or a message listing the valid names. */
+    private static <E extends Enum<E>> E constant(
+            final Class<E> type, final String value, final String what, final String validNames) {
+        try {
+            return Enum.valueOf(type, value.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.TypeConversionException(
+                    "unknown " + what + " '" + value + "'; use " + validNames);
         }
     }
 
@@ -303,12 +307,7 @@ final class EnvCommand implements Runnable {
     static final class GrammarConverter implements CommandLine.ITypeConverter<Grammar> {
         @Override
         public Grammar convert(final String value) {
-            try {
-                return Grammar.valueOf(value.trim().toUpperCase(Locale.ROOT));
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException(
-                        "unknown grammar '" + value + "'; use current or older");
-            }
+            return constant(Grammar.class, value, "grammar", "current or older");
         }
     }
 
@@ -316,12 +315,7 @@ final class EnvCommand implements Runnable {
     static final class PolicyConverter implements CommandLine.ITypeConverter<PolicyKind> {
         @Override
         public PolicyKind convert(final String value) {
-            try {
-                return PolicyKind.valueOf(value.trim().toUpperCase(Locale.ROOT));
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException(
-                        "unknown policy '" + value + "'; use expert, random or epsilon");
-            }
+            return constant(PolicyKind.class, value, "policy", "expert, random or epsilon");
         }
     }
 }
