@@ -4,6 +4,7 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDArrays;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.training.GradientCollector;
 import dev.rwml.worldmodel.DjlRuntime;
@@ -14,6 +15,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Trains a world model in place: SFT steps on prompt/target pairs and GRPO steps on sampled groups,
@@ -24,6 +27,11 @@ import java.util.Map;
 public final class Trainer implements AutoCloseable {
 
     private static final Object COLLECTOR_LOCK = new Object();
+
+    private static final Logger LOG = LoggerFactory.getLogger(Trainer.class);
+
+    /** Every element of an array. */
+    private static final NDIndex ALL = new NDIndex("...");
 
     private final TransformerLM policy;
     private final TransformerLM reference;
@@ -172,10 +180,17 @@ public final class Trainer implements AutoCloseable {
                             : 1f;
             final long index = optimizer.steps();
             final double lr = config.learningRateAt(index);
-            optimizer.step(policy.parameters(), grads, config, lr, scale);
-            // the gradient collector accumulates: zero for the next step
+            if (Double.isFinite(norm)) {
+                optimizer.step(policy.parameters(), grads, config, lr, scale);
+            } else {
+                // An overflowing gradient would turn every weight into NaN; skip the update, as
+                // mixed-precision scalers do, and let the next batch continue from intact weights.
+                LOG.warn("Optimizer step {} skipped: the gradient norm is {}", index, norm);
+            }
+            // The gradient collector accumulates: zero for the next step. Filling, not
+            // multiplying by 0, so an infinite gradient element cannot leave a NaN behind.
             for (final NDArray g : grads.values()) {
-                g.muli(0f);
+                g.set(ALL, 0f);
             }
             return new StepMetrics(index, loss, kl, clipFraction, norm, tokens, lr, meanRatio);
         } finally {

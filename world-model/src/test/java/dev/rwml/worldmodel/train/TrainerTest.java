@@ -2,6 +2,8 @@ package dev.rwml.worldmodel.train;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.index.NDIndex;
 import dev.rwml.worldmodel.Fixtures;
 import dev.rwml.worldmodel.WorldModel;
 import dev.rwml.worldmodel.checkpoint.Checkpoint;
@@ -51,6 +53,36 @@ class TrainerTest {
                 last = trainer.sftStep(examples).loss();
             }
             assertThat(last).isLessThan(lossBeforeSave);
+        }
+    }
+
+    @Test
+    void shouldSkipAnUpdateWhoseGradientOverflowsAndKeepTrainingFromIntactWeights() {
+        try (WorldModel model = WorldModel.create(Fixtures.tiny(), Fixtures.TOKENIZER_JSON, 1);
+                Trainer trainer = model.trainer(CONFIG, null, null)) {
+            final List<SequenceBatch.Pair> examples = Fixtures.examples(model, 4);
+            final NDArray gain = model.model().parameters().get("ln_f.weight");
+            final float[] healthy = gain.toFloatArray();
+            // A final-norm gain near float's limit overflows the logits and every gradient.
+            gain.set(new NDIndex("..."), 3e38f);
+            final float[] overflowing = gain.toFloatArray();
+
+            final StepMetrics overflowed = trainer.sftStep(examples);
+
+            assertThat(overflowed.gradNorm()).isNaN();
+            assertThat(gain.toFloatArray())
+                    .as("the update was skipped")
+                    .containsExactly(overflowing);
+            gain.set(new NDIndex("..."), 1f);
+            assertThat(gain.toFloatArray()).containsExactly(healthy);
+            final StepMetrics next = trainer.sftStep(examples);
+            assertThat(next.gradNorm()).as("no NaN left in the gradients").isFinite();
+            assertThat(next.loss()).isFinite();
+            for (final NDArray p : model.model().parameters().values()) {
+                for (final float v : p.toFloatArray()) {
+                    assertThat(v).isFinite();
+                }
+            }
         }
     }
 
