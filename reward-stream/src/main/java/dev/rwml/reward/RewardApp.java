@@ -168,6 +168,9 @@ public final class RewardApp {
         props.put(
                 StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG,
                 DeadLetterHandlers.Processing.class);
+        // The topology has no global state; this opts in to Kafka 5.0's default and ends its
+        // warning.
+        props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
         if (!config.stateDir().isBlank()) {
             props.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir());
         }
