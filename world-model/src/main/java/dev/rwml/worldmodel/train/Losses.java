@@ -8,6 +8,12 @@ import ai.djl.ndarray.NDArray;
  */
 public final class Losses {
 
+    /**
+     * Largest log-ratio exponentiated (e^30 is about 1e13, far from float's limit): beyond it the
+     * ratio and the k3 KL term are flat, with no gradient.
+     */
+    static final float MAX_LOG_RATIO = 30f;
+
     private Losses() {}
 
     /** A loss and the per-token quantities its metrics are computed from. */
@@ -31,8 +37,11 @@ public final class Losses {
             final NDArray reference,
             final NDArray advantages,
             final GrpoConfig config) {
-        final NDArray ratio = logProbs.sub(behaviour).mul(mask).exp();
-        final NDArray capped = ratio.minimum((float) config.importanceCap());
+        // Capping the log-ratio before exp keeps a far-off-policy token from overflowing to
+        // infinity, whose zero-gradient branch of the cap would still back-propagate NaN.
+        final NDArray logRatio = logProbs.sub(behaviour).mul(mask);
+        final NDArray ratio = logRatio.minimum(MAX_LOG_RATIO).exp();
+        final NDArray capped = logRatio.minimum((float) Math.log(config.importanceCap())).exp();
         final NDArray unclipped = capped.mul(advantages);
         final NDArray clipped =
                 capped.clip(1 - config.clipLow(), 1 + config.clipHigh()).mul(advantages);
@@ -40,7 +49,7 @@ public final class Losses {
         NDArray kl = null;
         if (reference != null) {
             // k3 = exp(ref - logp) - (ref - logp) - 1: unbiased, non-negative (Schulman)
-            final NDArray delta = reference.sub(logProbs).mul(mask);
+            final NDArray delta = reference.sub(logProbs).mul(mask).minimum(MAX_LOG_RATIO);
             kl = delta.exp().sub(delta).sub(1f);
             if (config.klCoef() > 0) {
                 perToken = perToken.add(kl.mul((float) config.klCoef()));

@@ -126,6 +126,27 @@ class GrpoTest {
     }
 
     @Test
+    void shouldKeepGradientsFiniteWhenTheBehaviourPolicyGaveATokenAlmostNoProbability() {
+        try (WorldModel model = WorldModel.create(Fixtures.tiny(), Fixtures.TOKENIZER_JSON, 3);
+                Trainer trainer = model.trainer(CONFIG, model.frozenCopy(), null)) {
+            final int[] prompt = model.tokenizer().encode("a room");
+            final int[] completion =
+                    model.tokenizer().encode("<next_state>Nothing happens.</next_state>");
+            final float[] current = score(model, prompt, new int[][] {completion}).get(0);
+            final float[] unlikely = new float[current.length];
+            for (int i = 0; i < unlikely.length; i++) {
+                unlikely[i] = current[i] - 200f; // exp(200) overflows a float
+            }
+            final StepMetrics m =
+                    trainer.grpoStep(
+                            List.of(new GrpoSample(prompt, completion, unlikely, -1.0)),
+                            GrpoConfig.grpo());
+            assertThat(m.loss()).isFinite();
+            assertThat(m.gradNorm()).isFinite();
+        }
+    }
+
+    @Test
     void shouldComputeGroupAdvantagesWithAndWithoutStdNormalisation() {
         assertThat(Advantages.of(new double[] {1, 0, 1, 0}, true))
                 .containsExactly(new double[] {1, -1, 1, -1}, within(1e-4));
