@@ -1,0 +1,62 @@
+package dev.rwml.runtime.errors;
+
+import dev.rwml.schemas.registry.SchemaRegistryException;
+import java.io.IOException;
+import java.net.http.HttpTimeoutException;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.common.errors.RetriableException;
+
+/**
+ * The one decision every stage makes about a failure: an outage (broker or registry unreachable,
+ * timeouts, 5xx, 429) is retried and blocks progress until it ends; anything else is a fault of the
+ * record (undecodable, unknown schema id after the registry answered, invalid fields, oversized)
+ * and goes to the dead-letter topic with its reason.
+ */
+public final class ErrorPolicy {
+
+    /** What to do with a failure. */
+    public enum Action {
+        /** Keep the record and try it again after a pause; never dead-letter it. */
+        RETRY,
+        /** Send the record to the dead-letter topic with its reason and go on. */
+        DEAD_LETTER
+    }
+
+    private ErrorPolicy() {}
+
+    /** The action for {@code error}, judged from the whole chain of causes. */
+    public static Action classify(final Throwable error) {
+        return isOutage(error) ? Action.RETRY : Action.DEAD_LETTER;
+    }
+
+    /** Whether any cause of {@code error} says that a dependency is unavailable. */
+    public static boolean isOutage(final Throwable error) {
+        for (Throwable cause = error; cause != null; cause = next(cause)) {
+            if (cause instanceof SchemaRegistryException registry) {
+                return registry.isRetriable();
+            }
+            if (cause instanceof Outage outage) {
+                return outage.isRetriable();
+            }
+            if (cause instanceof RetriableException
+                    || cause instanceof org.apache.kafka.common.errors.TimeoutException
+                    || cause instanceof TimeoutException
+                    || cause instanceof HttpTimeoutException
+                    || cause instanceof java.net.ConnectException
+                    || cause instanceof java.net.SocketTimeoutException
+                    || cause instanceof java.nio.channels.UnresolvedAddressException) {
+                return true;
+            }
+            if (cause instanceof IOException && cause.getClass() == IOException.class) {
+                // A bare IOException is how the JDK's HTTP client reports a dropped connection.
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static Throwable next(final Throwable cause) {
+        final Throwable next = cause.getCause();
+        return next == cause ? null : next;
+    }
+}

@@ -1,0 +1,79 @@
+package dev.rwml.runtime.lifecycle;
+
+import dev.rwml.runtime.errors.ErrorPolicy;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+
+/**
+ * How a stage answers a crash of its processing thread, the same for every stage: an outage (see
+ * {@link ErrorPolicy}) is waited out with exponential backoff and never counts; any other crash
+ * restarts the thread at most {@code maxRestarts} times within a sliding {@code window}, and past
+ * that the stage gives up, so a persistent fault stops the process (non-zero exit) instead of
+ * looping.
+ */
+public final class RestartPolicy {
+
+    /** What to do after a crash. */
+    public record Decision(boolean restart, Duration delay, String reason) {}
+
+    private static final Duration FIRST_BACKOFF = Duration.ofMillis(500);
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+
+    private final int maxRestarts;
+    private final Duration window;
+    private final Clock clock;
+    private final Deque<Long> restarts = new ArrayDeque<>();
+    private int outagesInARow;
+
+    /** A policy allowing {@code maxRestarts} restarts for faults per {@code window}. */
+    public RestartPolicy(final int maxRestarts, final Duration window, final Clock clock) {
+        if (maxRestarts < 0 || window.isNegative() || window.isZero()) {
+            throw new IllegalArgumentException(
+                    "restart.max must be >= 0 and restart.window positive, got "
+                            + maxRestarts
+                            + " and "
+                            + window);
+        }
+        this.maxRestarts = maxRestarts;
+        this.window = window;
+        this.clock = clock;
+    }
+
+    /** Decides what follows {@code error}; call once per crash. */
+    public synchronized Decision onCrash(final Throwable error) {
+        if (ErrorPolicy.isOutage(error)) {
+            final long factor = 1L << Math.min(outagesInARow++, 10);
+            final Duration delay = FIRST_BACKOFF.multipliedBy(factor);
+            final Duration capped = delay.compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : delay;
+            return new Decision(
+                    true, capped, "outage (" + error.getMessage() + "); retrying in " + capped);
+        }
+        outagesInARow = 0;
+        final long now = clock.millis();
+        while (!restarts.isEmpty() && now - restarts.peekFirst() >= window.toMillis()) {
+            restarts.removeFirst();
+        }
+        if (restarts.size() < maxRestarts) {
+            restarts.addLast(now);
+            return new Decision(
+                    true,
+                    Duration.ZERO,
+                    "restart " + restarts.size() + " of " + maxRestarts + " allowed per " + window);
+        }
+        return new Decision(
+                false,
+                Duration.ZERO,
+                maxRestarts
+                        + " restarts within "
+                        + window
+                        + " did not help; fix the cause and start the stage again (it resumes"
+                        + " from its committed offsets)");
+    }
+
+    /** Forgets the outage streak once the stage made progress again. */
+    public synchronized void onProgress() {
+        outagesInARow = 0;
+    }
+}
