@@ -30,7 +30,7 @@ public final class ModelChannel implements AutoCloseable {
     public static final int MAX_CHUNK_BYTES = 4 * 1024 * 1024;
 
     private final String run;
-    private final String bootstrapServers;
+    private final Map<String, Object> kafkaConfig;
     private final Map<String, Object> serdeConfig;
     private final String modelsTopic;
     private final String chunksTopic;
@@ -40,14 +40,18 @@ public final class ModelChannel implements AutoCloseable {
     /**
      * Creates the channel of a run from the catalog's declaration of its topics.
      *
+     * @param kafkaConfig what every client of the channel gets: {@code bootstrap.servers} and the
+     *     cluster's security settings
      * @param serdeConfig the registry settings ({@code schema.registry.url}, ...)
      */
     public ModelChannel(
             final RunTopics topics,
-            final String bootstrapServers,
+            final Map<String, ?> kafkaConfig,
             final Map<String, ?> serdeConfig) {
         this.run = topics.run().value();
-        this.bootstrapServers = Objects.requireNonNull(bootstrapServers, "bootstrapServers");
+        Objects.requireNonNull(
+                kafkaConfig.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG), "bootstrap.servers");
+        this.kafkaConfig = Map.copyOf(kafkaConfig);
         this.serdeConfig = Map.copyOf(serdeConfig);
         this.modelsTopic = topics.models().name();
         this.chunksTopic = topics.modelChunks().name();
@@ -60,7 +64,7 @@ public final class ModelChannel implements AutoCloseable {
             final String run, final String bootstrapServers, final String schemaRegistryUrl) {
         return new ModelChannel(
                 TopicCatalog.defaults().run(run),
-                bootstrapServers,
+                Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers),
                 EventSerdes.registryConfig(schemaRegistryUrl));
     }
 
@@ -71,7 +75,7 @@ public final class ModelChannel implements AutoCloseable {
 
     /** Kafka bootstrap servers. */
     public String bootstrapServers() {
-        return bootstrapServers;
+        return kafkaConfig.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG).toString();
     }
 
     /** The registry settings the serdes were built from. */
@@ -121,8 +125,7 @@ public final class ModelChannel implements AutoCloseable {
      * idempotent, acks=all, requests large enough for a chunk.
      */
     public Map<String, Object> producerConfig(final String transactionalId) {
-        final Map<String, Object> p = new HashMap<>();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        final Map<String, Object> p = new HashMap<>(kafkaConfig);
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -138,8 +141,7 @@ public final class ModelChannel implements AutoCloseable {
      * manual positions.
      */
     public Map<String, Object> consumerConfig(final String clientId) {
-        final Map<String, Object> c = new HashMap<>();
-        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        final Map<String, Object> c = new HashMap<>(kafkaConfig);
         c.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
         c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);

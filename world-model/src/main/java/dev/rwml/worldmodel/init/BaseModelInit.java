@@ -175,7 +175,11 @@ public final class BaseModelInit {
         final Map<String, String> registry = EventSerdes.registryConfig(config.schemaRegistryUrl());
         try (ModelChannel channel =
                         new ModelChannel(
-                                catalog.run(config.run()), config.bootstrapServers(), registry);
+                                catalog.run(config.run()),
+                                Map.of(
+                                        AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                                        config.bootstrapServers()),
+                                registry);
                 KafkaProducer<byte[], byte[]> producer =
                         new KafkaProducer<>(channel.producerConfig("rwml-init-" + config.run()))) {
             // First fence any earlier init of this run, then look: what it committed is visible.

@@ -71,7 +71,9 @@ class ModelChannelIT {
         return closeLater(
                 new ModelChannel(
                         catalog.run(run),
-                        KAFKA.bootstrapServers(),
+                        Map.of(
+                                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                                KAFKA.bootstrapServers()),
                         EventSerdes.registryConfig(KAFKA.schemaRegistryUrl())));
     }
 
