@@ -4,6 +4,7 @@ import dev.rwml.events.PredictionGroup;
 import dev.rwml.events.PredictionSample;
 import dev.rwml.events.Sampling;
 import dev.rwml.events.Transition;
+import dev.rwml.runtime.errors.ErrorPolicy;
 import dev.rwml.worldmodel.generate.Sample;
 import dev.rwml.worldmodel.prompt.Prompt;
 import java.time.Duration;
@@ -26,7 +27,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Buffers selected transitions in a changelogged state store and generates their prediction groups
  * in batches: when {@code batch.size} are buffered, or when the oldest has waited {@code
- * batch.max.wait.ms} (a wall-clock punctuation).
+ * batch.max.wait} (a wall-clock punctuation).
  *
  * <p>Why a state store: under exactly_once_v2 the store's changelog writes, the forwarded groups
  * and the consumed offsets commit in one transaction. A transition whose offset is committed is
@@ -203,6 +204,10 @@ final class BatchingPredictionProcessor
             groups = model.sample(prompts(pending), sampling, seed(pending));
             checkShape(groups, pending.size());
         } catch (RuntimeException batchFailure) {
+            if (ErrorPolicy.isOutage(batchFailure)) {
+                // Retried after the restart with the whole buffer; never dead-lettered.
+                throw batchFailure;
+            }
             LOG.warn(
                     "Generation of a batch of {} failed with model version {} ({}); generating"
                             + " each transition alone to find the one that fails",
@@ -252,6 +257,9 @@ final class BatchingPredictionProcessor
                 checkShape(one, 1);
                 groups.add(one.get(0));
             } catch (RuntimeException e) {
+                if (ErrorPolicy.isOutage(e)) {
+                    throw e;
+                }
                 deadLetter(
                         item.record,
                         "generation",

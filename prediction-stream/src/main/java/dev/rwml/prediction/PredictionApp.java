@@ -1,6 +1,11 @@
 package dev.rwml.prediction;
 
-import dev.rwml.schemas.serde.EventSerdes;
+import dev.rwml.runtime.StageName;
+import dev.rwml.runtime.lifecycle.RunningStage;
+import dev.rwml.runtime.lifecycle.StageFailedException;
+import dev.rwml.runtime.lifecycle.StageRunner;
+import dev.rwml.runtime.lifecycle.StreamsLifecycle;
+import dev.rwml.runtime.settings.SettingsDefinition;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
@@ -16,9 +21,8 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.CloseOptions;
@@ -36,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #run(PredictionConfig)} is the command-line entry point ({@code rwml predict}); {@link
  * #start} returns a running instance for embedding and tests.
  */
-public final class PredictionApp implements AutoCloseable {
+public final class PredictionApp implements RunningStage {
 
     /** What the app is doing. */
     public enum Phase {
@@ -62,7 +66,7 @@ public final class PredictionApp implements AutoCloseable {
     private final ModelFollower follower;
     private final KafkaStreams streams;
     private final Thread starter;
-    private final CountDownLatch stopped = new CountDownLatch(1);
+    private final CompletableFuture<Void> termination = new CompletableFuture<>();
     private volatile Phase phase = Phase.WAITING_FOR_MODEL;
     private volatile boolean closed;
 
@@ -75,11 +79,10 @@ public final class PredictionApp implements AutoCloseable {
         DjlRuntime.configureThreads(config.modelThreads(), 1);
         final TopicCatalog catalog = TopicCatalog.defaults();
         final RunTopics topics = catalog.run(config.run());
-        try (Admin admin = Admin.create(adminConfig(config))) {
+        try (Admin admin = config.connection().admin()) {
             new TopicAdmin(admin, catalog).ensure(catalog.forRun(config.run()));
         }
-        final Map<String, String> registryConfig =
-                EventSerdes.registryConfig(config.schemaRegistryUrl());
+        final Map<String, Object> registryConfig = config.connection().registryConfig();
         this.slot = new ModelSlot();
         this.loader = loader;
         this.metrics = new PredictionMetrics(registry, config.run(), slot);
@@ -97,19 +100,19 @@ public final class PredictionApp implements AutoCloseable {
                         clock);
         LOG.info("Prediction topology of run {}:\n{}", config.run(), topology.describe());
         this.streams = new KafkaStreams(topology, streamsProperties(config));
-        this.streams.setStateListener(
-                (now, before) -> {
-                    if (now == KafkaStreams.State.ERROR) {
-                        phase = Phase.FAILED;
-                        stopped.countDown();
-                    } else if (now == KafkaStreams.State.NOT_RUNNING) {
-                        stopped.countDown();
-                    }
-                });
-        this.streams.setUncaughtExceptionHandler(
-                new BoundedRestartHandler(
-                        config.maxThreadRestarts(), config.restartWindow(), clock));
-        this.channel = new ModelChannel(topics, config.bootstrapServers(), registryConfig);
+        StreamsLifecycle.watch(
+                        streams, config.settings().restartPolicy(clock), StageName.PREDICTION)
+                .whenComplete(
+                        (done, error) -> {
+                            if (error != null) {
+                                phase = Phase.FAILED;
+                                termination.completeExceptionally(error);
+                            } else {
+                                termination.complete(null);
+                            }
+                        });
+        this.channel =
+                new ModelChannel(topics, config.connection().kafkaConfig(Map.of()), registryConfig);
         try {
             this.follower =
                     ModelFollower.start(
@@ -138,44 +141,57 @@ public final class PredictionApp implements AutoCloseable {
     }
 
     /**
-     * Runs the stage until the JVM is asked to stop (Ctrl-C, SIGTERM) or the streams stop on their
-     * own; returns the process exit code: 0 after a requested stop, 1 after an error. Metrics go to
-     * Micrometer's global registry, where the command adds its exporter.
+     * Runs the stage as the process's main work (see {@link StageRunner}): returns 0 after SIGTERM
+     * or SIGINT, 1 with the reason on stderr when the stage died. Metrics go to Micrometer's global
+     * registry, where the command adds its exporter.
      */
     public static int run(final PredictionConfig config) {
-        LOG.info("Starting prediction stage with {}", config.toMap());
-        try (PredictionApp app =
-                start(config, Metrics.globalRegistry, CheckpointModelLoader.standard())) {
-            final Thread hook = new Thread(app::close, "rwml-prediction-shutdown");
-            Runtime.getRuntime().addShutdownHook(hook);
-            app.awaitStop();
-            return app.phase() == Phase.FAILED ? 1 : 0;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return 1;
-        }
+        LOG.info("Starting prediction stage of run {} on {}", config.run(), config.connection());
+        return StageRunner.run(
+                start(config, Metrics.globalRegistry, CheckpointModelLoader.standard()),
+                config.connection(),
+                config.settings().getDuration(SettingsDefinition.BROKER_TIMEOUT),
+                System.err);
     }
 
     /**
      * Runs the stage outside the {@code rwml} command: {@code PredictionApp [config.properties]},
-     * with the required settings in the file or in {@code RWML_PREDICTION_RUN}, {@code
-     * RWML_PREDICTION_BOOTSTRAP_SERVERS} and {@code RWML_PREDICTION_SCHEMA_REGISTRY_URL}.
+     * with the settings in the file or in {@code RWML_PREDICTION_*} variables.
      */
     public static void main(final String[] args) {
         if (args.length > 1) {
             throw new IllegalArgumentException(
-                    "usage: PredictionApp [config.properties]; settings are documented on"
-                            + " PredictionConfig");
+                    "usage: PredictionApp [config.properties]; `rwml predict --help-config` lists"
+                            + " the settings");
         }
         final PredictionConfig config =
                 PredictionConfig.load(
-                        args.length == 1 ? Path.of(args[0]) : null, System.getenv(), Map.of());
+                        new SettingsDefinition.Sources(
+                                Map.of(),
+                                Optional.ofNullable(args.length == 1 ? Path.of(args[0]) : null),
+                                System.getenv(),
+                                Map.of(),
+                                Map.of()));
         System.exit(run(config));
+    }
+
+    @Override
+    public StageName name() {
+        return StageName.PREDICTION;
+    }
+
+    @Override
+    public CompletableFuture<Void> termination() {
+        return termination;
     }
 
     /** Blocks until the app is closed, fails to start, or its streams stop. */
     public void awaitStop() throws InterruptedException {
-        stopped.await();
+        try {
+            termination.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            // The phase says it failed.
+        }
     }
 
     private void startWhenModelArrives() {
@@ -195,7 +211,7 @@ public final class PredictionApp implements AutoCloseable {
                 if (closed) {
                     return;
                 }
-                try (Admin admin = Admin.create(adminConfig(config))) {
+                try (Admin admin = config.connection().admin()) {
                     StartPositions.seekIfNew(
                             admin,
                             config.applicationId(),
@@ -216,7 +232,9 @@ public final class PredictionApp implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.error("Run {}: the prediction stage could not start", config.run(), e);
             phase = Phase.FAILED;
-            stopped.countDown();
+            termination.completeExceptionally(
+                    new StageFailedException(
+                            "the prediction stage could not start: " + e.getMessage(), e));
         }
     }
 
@@ -271,14 +289,13 @@ public final class PredictionApp implements AutoCloseable {
         channel.close();
         slot.close();
         loader.close();
-        stopped.countDown();
+        termination.complete(null);
         LOG.info("Prediction stage of run {} closed", config.run());
     }
 
     static Properties streamsProperties(final PredictionConfig config) {
-        final Properties p = new Properties();
+        final Map<String, Object> p = new HashMap<>();
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, config.applicationId());
-        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
         p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, config.streamThreads());
         p.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir().toString());
@@ -294,14 +311,6 @@ public final class PredictionApp implements AutoCloseable {
                 StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG),
                 config.startFrom().kind() == StartPosition.Kind.LATEST ? "latest" : "earliest");
         p.putAll(config.streamsOverrides());
-        return p;
-    }
-
-    private static Map<String, Object> adminConfig(final PredictionConfig config) {
-        final Map<String, Object> admin = new HashMap<>();
-        config.streamsOverrides().forEach(admin::put);
-        admin.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
-        admin.keySet().retainAll(AdminClientConfig.configNames());
-        return admin;
+        return config.connection().kafkaProperties(p);
     }
 }

@@ -89,7 +89,12 @@ class PredictionAppIT {
                                 KAFKA.bootstrapServers()))) {
             new TopicAdmin(admin, CATALOG).ensure(CATALOG.forRun(run));
         }
-        channel = closeLater(new ModelChannel(topics, KAFKA.bootstrapServers(), registry));
+        channel =
+                closeLater(
+                        new ModelChannel(
+                                topics,
+                                Map.of("bootstrap.servers", KAFKA.bootstrapServers()),
+                                registry));
         modelProducer = closeLater(new KafkaProducer<>(channel.producerConfig("models-" + run)));
         modelProducer.initTransactions();
         final Map<String, Object> producer = new HashMap<>();
@@ -117,7 +122,7 @@ class PredictionAppIT {
         // Other tests of this JVM wrote to the shared transitions topic before this one started.
         values.put("start.from", Instant.now().toString());
         values.put("batch.size", "4");
-        values.put("batch.max.wait.ms", "100");
+        values.put("batch.max.wait", "PT0.1S");
         values.put("group.size", "2");
         values.put("sampling.max.new.tokens", "6");
         values.put("state.dir", stateDir.toString());
@@ -147,7 +152,7 @@ class PredictionAppIT {
                                 AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
                                 KAFKA.bootstrapServers()))) {
             final Map<TopicPartition, OffsetAndMetadata> committed =
-                    admin.listConsumerGroupOffsets("rwml-prediction-" + run)
+                    admin.listConsumerGroupOffsets("rwml-" + run + "-prediction")
                             .partitionsToOffsetAndMetadata()
                             .get();
             final Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
@@ -296,8 +301,7 @@ class PredictionAppIT {
         // Batches of 7 and no time-based flush: once everything is consumed, the transitions of
         // each partition's last partial batch sit in the buffer store with their offsets
         // committed, so only the store can bring them back after the restart.
-        final PredictionApp first =
-                startApp(Map.of("batch.size", "7", "batch.max.wait.ms", "600000"));
+        final PredictionApp first = startApp(Map.of("batch.size", "7", "batch.max.wait", "PT10M"));
         final List<String> ids = new ArrayList<>(produceTransitions("restart", 0, 30));
         await().atMost(WAIT).until(this::consumedEverything);
         first.close();

@@ -155,7 +155,10 @@ class PredictionBenchmark {
         final Serializer<Transition> values =
                 catalog.transitions().valueSerde(registry).serializer();
         try (ModelChannel channel =
-                        new ModelChannel(catalog.run(run), KAFKA.bootstrapServers(), registry);
+                        new ModelChannel(
+                                catalog.run(run),
+                                Map.of("bootstrap.servers", KAFKA.bootstrapServers()),
+                                registry);
                 KafkaProducer<byte[], byte[]> models =
                         new KafkaProducer<>(channel.producerConfig("bench-" + run));
                 KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConfig)) {
@@ -184,7 +187,7 @@ class PredictionBenchmark {
                                             "group.size", Integer.toString(GROUP),
                                             "sampling.max.new.tokens", Integer.toString(NEW_TOKENS),
                                             // All partitions in one task set: one batch per task.
-                                            "batch.max.wait.ms", "50",
+                                            "batch.max.wait", "PT0.05S",
                                             "state.dir", stateDir.toString()));
             try (PredictionApp app =
                     PredictionApp.start(

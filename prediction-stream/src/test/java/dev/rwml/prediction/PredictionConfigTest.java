@@ -3,11 +3,13 @@ package dev.rwml.prediction;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.rwml.runtime.settings.SettingsDefinition;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,7 +23,7 @@ class PredictionConfigTest {
         final PredictionConfig config =
                 PredictionConfig.defaults("r1", "localhost:9092", "mock://x");
 
-        assertThat(config.applicationId()).isEqualTo("rwml-prediction-r1");
+        assertThat(config.applicationId()).isEqualTo("rwml-r1-prediction");
         assertThat(config.startFrom()).isEqualTo(StartPosition.EARLIEST);
         assertThat(config.groupSize()).isEqualTo(8);
         assertThat(config.batchSize()).isEqualTo(8);
@@ -49,13 +51,16 @@ class PredictionConfigTest {
 
         final PredictionConfig config =
                 PredictionConfig.load(
-                        file,
-                        Map.of(
-                                "RWML_PREDICTION_BATCH_SIZE",
-                                "32",
-                                "RWML_PREDICTION_GROUP_SIZE",
-                                "2"),
-                        Map.of("group.size", "6", "run", "cli-run"));
+                        new SettingsDefinition.Sources(
+                                Map.of(),
+                                Optional.of(file),
+                                Map.of(
+                                        "RWML_PREDICTION_BATCH_SIZE",
+                                        "32",
+                                        "RWML_PREDICTION_GROUP_SIZE",
+                                        "2"),
+                                Map.of("group.size", "6"),
+                                Map.of("run", "cli-run")));
 
         assertThat(config.run()).isEqualTo("cli-run");
         assertThat(config.batchSize()).isEqualTo(32);
@@ -87,12 +92,12 @@ class PredictionConfigTest {
 
         assertThatThrownBy(() -> base.with(Map.of("batch.size", "0")))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("batch.size=0")
-                .hasMessageContaining("RWML_PREDICTION_BATCH_SIZE");
+                .hasMessageContaining("batch.size")
+                .hasMessageContaining("RWML_PREDICTION_");
         assertThatThrownBy(() -> base.with(Map.of("sampling.top.p", "1.5")))
                 .hasMessageContaining("sampling.top.p");
         assertThatThrownBy(() -> base.with(Map.of("group.size", "many")))
-                .hasMessageContaining("not a whole number");
+                .hasMessageContaining("Not a number of type INT");
     }
 
     @Test
@@ -105,11 +110,11 @@ class PredictionConfigTest {
                                                 "bootstrap.servers", "b:1",
                                                 "schema.registry.url", "mock://x",
                                                 "batch.sise", "3")))
-                .hasMessageContaining("unknown prediction setting 'batch.sise'");
+                .hasMessageContaining("unknown prediction setting(s) [batch.sise]");
         assertThatThrownBy(() -> PredictionConfig.fromMap(Map.of("run", "r")))
                 .hasMessageContaining("bootstrap.servers");
         assertThatThrownBy(() -> PredictionConfig.defaults("bad.run", "b:1", "mock://x"))
-                .hasMessageContaining("run=bad.run");
+                .hasMessageContaining("bad.run");
     }
 
     @Test

@@ -1,19 +1,26 @@
 package dev.rwml.prediction;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rwml.events.DeadLetter;
 import dev.rwml.events.PredictionGroup;
 import dev.rwml.events.PredictionSample;
 import dev.rwml.events.Transition;
+import dev.rwml.runtime.StageName;
+import dev.rwml.runtime.errors.ErrorPolicy;
 import dev.rwml.schemas.deadletter.DeadLetters;
 import dev.rwml.schemas.registry.MockSchemaRegistry;
+import dev.rwml.schemas.registry.RegistryConfig;
 import dev.rwml.schemas.serde.EventDecodingException;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicCatalog;
+import dev.rwml.worldmodel.generate.Sample;
 import dev.rwml.worldmodel.prompt.Prompt;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -24,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -32,6 +40,7 @@ import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.errors.StreamsException;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -84,7 +93,7 @@ class PredictionTopologyTest {
         values.put("batch.size", "1");
         values.put("group.size", "2");
         values.put("sampling.max.new.tokens", "6");
-        values.put("batch.max.wait.ms", "100");
+        values.put("batch.max.wait", "PT0.1S");
         values.put("prompt.max.tokens", "400");
         values.put("state.dir", stateDir.toString());
         values.putAll(overrides);
@@ -92,6 +101,11 @@ class PredictionTopologyTest {
     }
 
     private void start(final PredictionConfig config) {
+        start(config, EventSerdes.registryConfig(REGISTRY));
+    }
+
+    /** Starts the topology reading transitions through {@code transitionsRegistry}. */
+    private void start(final PredictionConfig config, final Map<String, ?> transitionsRegistry) {
         slot = new ModelSlot();
         slot.install(loader.fromCheckpoint(0, TinyWorldModels.checkpoint(0, 11)));
         meters = new SimpleMeterRegistry();
@@ -100,7 +114,7 @@ class PredictionTopologyTest {
                 new PredictionTopology.Wiring(
                         TopicCatalog.TRANSITIONS,
                         TOPICS,
-                        CATALOG.transitions().valueSerde(registry).deserializer(),
+                        CATALOG.transitions().valueSerde(transitionsRegistry).deserializer(),
                         TOPICS.predictions().valueSerde(registry).serializer(),
                         TOPICS.deadLetters().valueSerde(registry).serializer());
         final Properties props = new Properties();
@@ -210,7 +224,7 @@ class PredictionTopologyTest {
 
     @Test
     void shouldFlushAPartialBatchOnceTheOldestHasWaitedTheMaxWait() {
-        start(config(Map.of("batch.size", "8", "batch.max.wait.ms", "100")));
+        start(config(Map.of("batch.size", "8", "batch.max.wait", "PT0.1S")));
 
         pipe(TinyWorldModels.transition("e1", 0, "a", 0));
         driver.advanceWallClockTime(Duration.ofMillis(50));
@@ -230,7 +244,7 @@ class PredictionTopologyTest {
 
         final var letter = deadLetters.readRecord();
         assertThat(new String(letter.key(), StandardCharsets.UTF_8)).isEqualTo("alfworld/e9/0");
-        assertThat(letter.value().getStage()).isEqualTo("prediction");
+        assertThat(letter.value().getStage()).isEqualTo(StageName.PREDICTION.id());
         assertThat(letter.value().getErrorClass())
                 .isEqualTo(EventDecodingException.class.getName());
         assertThat(letter.value().getSourceTopic()).isEqualTo(TopicCatalog.TRANSITIONS);
@@ -341,5 +355,69 @@ class PredictionTopologyTest {
                 .extracting(PredictionGroup::getModelVersion)
                 .containsExactly(0L, 1L);
         assertThat(meters.get("rwml.prediction.model.version").gauge().value()).isEqualTo(1.0);
+    }
+
+    @Test
+    void shouldStopTheThreadRatherThanDeadLetterWhenTheRegistryIsUnreachable() throws IOException {
+        final int closedPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+        start(
+                config(Map.of()),
+                Map.of(
+                        RegistryConfig.URL,
+                        "http://127.0.0.1:" + closedPort,
+                        RegistryConfig.MAX_ATTEMPTS,
+                        "1"));
+
+        assertThatThrownBy(() -> pipe(TinyWorldModels.transition("e1", 0, "a", 0)))
+                .isInstanceOf(StreamsException.class)
+                .satisfies(e -> assertThat(ErrorPolicy.isOutage(e)).isTrue());
+        assertThat(deadLetters.isEmpty()).isTrue();
+        assertThat(predictions.isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldStopTheThreadRatherThanDeadLetterWhenGenerationMeetsAnOutage() {
+        start(config(Map.of()));
+        slot.install(
+                new TimingOutModel(loader.fromCheckpoint(1, TinyWorldModels.checkpoint(1, 11))));
+
+        assertThatThrownBy(() -> pipe(TinyWorldModels.transition("e1", 0, "a", 0)))
+                .isInstanceOf(StreamsException.class)
+                .satisfies(e -> assertThat(ErrorPolicy.isOutage(e)).isTrue());
+        assertThat(deadLetters.isEmpty()).isTrue();
+        assertThat(predictions.isEmpty()).isTrue();
+    }
+
+    /** A model whose generation backend times out, as a remote or shared one can. */
+    private record TimingOutModel(PredictionModel delegate) implements PredictionModel {
+        @Override
+        public long version() {
+            return delegate.version();
+        }
+
+        @Override
+        public Prompt prompt(final Transition transition, final int maxTokens) {
+            return delegate.prompt(transition, maxTokens);
+        }
+
+        @Override
+        public String decode(final int[] tokenIds) {
+            return delegate.decode(tokenIds);
+        }
+
+        @Override
+        public List<List<Sample>> sample(
+                final List<int[]> prompts, final SamplingSettings sampling, final long seed) {
+            throw new IllegalStateException(
+                    "generation backend did not answer", new TimeoutException("after 30 s"));
+        }
+
+        @Override
+        public void close() {
+            delegate.close();
+        }
     }
 }

@@ -4,7 +4,10 @@ import dev.rwml.reward.embed.CachingEmbedder;
 import dev.rwml.reward.group.AdvantageMode;
 import dev.rwml.reward.score.SimilarityScorer;
 import dev.rwml.reward.streams.DeadLetterHandlers;
-import dev.rwml.schemas.registry.RegistryConfig;
+import dev.rwml.runtime.StageName;
+import dev.rwml.runtime.lifecycle.StageRunner;
+import dev.rwml.runtime.lifecycle.StreamsLifecycle;
+import dev.rwml.runtime.settings.SettingsDefinition;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
@@ -15,63 +18,53 @@ import java.time.Clock;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
-import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The reward stage's entry point: {@code RewardApp [config.properties]} (with {@code RWML_REWARD_*}
- * environment overrides) runs it until the JVM stops; {@link #start} runs it inside another program
- * (the {@code rwml} command, tests).
+ * environment overrides) runs it until SIGTERM; {@link #start} runs it inside another program (the
+ * {@code rwml} command, tests).
  */
 public final class RewardApp {
 
     private static final Logger LOG = LoggerFactory.getLogger(RewardApp.class);
 
-    /** How many times a failed stream thread is replaced before the stage shuts down. */
-    static final int MAX_THREAD_RESTARTS = 5;
-
     private RewardApp() {}
 
-    /** Reads the optional config file and the environment, then runs until interrupted. */
-    public static void main(final String[] args) throws InterruptedException {
+    /** Reads the optional config file and the environment, then runs until stopped. */
+    public static void main(final String[] args) {
         final Path file = args.length > 0 ? Path.of(args[0]) : null;
-        run(RewardConfig.load(file, System.getenv()));
+        System.exit(
+                run(
+                        RewardConfig.load(
+                                new SettingsDefinition.Sources(
+                                        Map.of(),
+                                        Optional.ofNullable(file),
+                                        System.getenv(),
+                                        Map.of(),
+                                        Map.of()))));
     }
 
     /**
-     * Runs the stage until the JVM shuts down or the stage fails; for the {@code rwml} command.
-     * Meters go to Micrometer's global registry, where the command adds its Prometheus exporter.
+     * Runs the stage as the process's main work (see {@link StageRunner}); returns 0 after SIGTERM
+     * or SIGINT, 1 with the reason on stderr when the stage died. Meters go to Micrometer's global
+     * registry, where the command adds its Prometheus exporter.
      */
-    public static void run(final RewardConfig config) throws InterruptedException {
-        final CountDownLatch stopped = new CountDownLatch(1);
-        final RewardStage stage = start(config, Metrics.globalRegistry);
-        stage.streams()
-                .setStateListener(
-                        (now, before) -> {
-                            if (now == KafkaStreams.State.NOT_RUNNING
-                                    || now == KafkaStreams.State.ERROR) {
-                                stopped.countDown();
-                            }
-                        });
-        Runtime.getRuntime()
-                .addShutdownHook(
-                        new Thread(
-                                () -> {
-                                    stage.close();
-                                    stopped.countDown();
-                                },
-                                "rwml-reward-shutdown"));
-        stopped.await();
+    public static int run(final RewardConfig config) {
+        return StageRunner.run(
+                start(config, Metrics.globalRegistry),
+                config.connection(),
+                config.settings().getDuration(SettingsDefinition.BROKER_TIMEOUT),
+                System.err);
     }
 
     /**
@@ -104,21 +97,13 @@ public final class RewardApp {
                 config.joinGrace());
         LOG.debug("topology:\n{}", topology.describe());
         final KafkaStreams streams = new KafkaStreams(topology, streamsProperties(config, metrics));
-        final AtomicInteger restarts = new AtomicInteger();
-        streams.setUncaughtExceptionHandler(
-                error -> {
-                    final int n = restarts.incrementAndGet();
-                    LOG.error(
-                            "reward stream thread failed ({} of {})",
-                            n,
-                            MAX_THREAD_RESTARTS,
-                            error);
-                    return n <= MAX_THREAD_RESTARTS
-                            ? StreamThreadExceptionResponse.REPLACE_THREAD
-                            : StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
-                });
+        final CompletableFuture<Void> termination =
+                StreamsLifecycle.watch(
+                        streams,
+                        config.settings().restartPolicy(Clock.systemUTC()),
+                        StageName.REWARD);
         streams.start();
-        return new RewardStage(config, streams, embedder, metrics);
+        return new RewardStage(config, streams, embedder, metrics, termination);
     }
 
     /** Builds the rewarder that the topology calls for each joined pair. */
@@ -138,27 +123,16 @@ public final class RewardApp {
                 Clock.systemUTC());
     }
 
-    /** The registry settings: the URL plus any {@code schema.registry.*} / auth overrides. */
+    /** The registry settings of the stage's serdes: the connection's. */
     public static Map<String, Object> registryConfig(final RewardConfig config) {
-        final Map<String, Object> registry = new HashMap<>();
-        config.streamsOverrides()
-                .forEach(
-                        (key, value) -> {
-                            if (key.startsWith("schema.registry.")
-                                    || key.startsWith("basic.auth.")) {
-                                registry.put(key, value);
-                            }
-                        });
-        registry.put(RegistryConfig.URL, config.schemaRegistryUrl());
-        return registry;
+        return config.connection().registryConfig();
     }
 
     /** The Kafka Streams settings: exactly-once v2, the dead-letter handlers, the overrides. */
     public static Properties streamsProperties(
             final RewardConfig config, final RewardMetrics metrics) {
-        final Properties props = new Properties();
+        final Map<String, Object> props = new HashMap<>();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, config.applicationId());
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, config.streamThreads());
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
@@ -177,7 +151,7 @@ public final class RewardApp {
         props.putAll(registryConfig(config));
         props.putAll(handlerConfig(config, metrics));
         props.putAll(config.streamsOverrides());
-        return props;
+        return config.connection().kafkaProperties(props);
     }
 
     /** What the dead-letter handlers read from the Streams settings. */
@@ -195,16 +169,7 @@ public final class RewardApp {
     private static void ensureTopics(final RewardConfig config, final TopicCatalog catalog) {
         final RunTopics source = catalog.run(config.sourceRun());
         final RunTopics target = catalog.run(config.run());
-        final Properties admin = new Properties();
-        admin.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
-        config.streamsOverrides()
-                .forEach(
-                        (key, value) -> {
-                            if (AdminClientConfig.configNames().contains(key)) {
-                                admin.put(key, value);
-                            }
-                        });
-        try (Admin client = Admin.create(admin)) {
+        try (Admin client = config.connection().admin()) {
             new TopicAdmin(client, catalog)
                     .ensure(
                             List.of(

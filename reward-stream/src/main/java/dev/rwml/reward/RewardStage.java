@@ -1,7 +1,11 @@
 package dev.rwml.reward;
 
 import dev.rwml.reward.embed.CachingEmbedder;
+import dev.rwml.runtime.StageName;
+import dev.rwml.runtime.lifecycle.RunningStage;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 
 /**
@@ -12,19 +16,35 @@ import org.apache.kafka.streams.KafkaStreams;
  * @param streams the Kafka Streams instance
  * @param embedder the cached embedding model
  * @param metrics its meters
+ * @param termination completes when the streams stop (exceptionally when they died)
  */
 public record RewardStage(
-        RewardConfig config, KafkaStreams streams, CachingEmbedder embedder, RewardMetrics metrics)
-        implements AutoCloseable {
+        RewardConfig config,
+        KafkaStreams streams,
+        CachingEmbedder embedder,
+        RewardMetrics metrics,
+        CompletableFuture<Void> termination)
+        implements RunningStage {
+
+    @Override
+    public StageName name() {
+        return StageName.REWARD;
+    }
 
     /** The Kafka Streams state. */
     public KafkaStreams.State state() {
         return streams.state();
     }
 
-    /** Stops the stage, waiting up to 30 s for in-flight work to commit. */
+    /**
+     * Stops the stage, waiting up to 30 s for in-flight work to commit, and leaves the group so the
+     * partitions move to another instance at once.
+     */
     @Override
     public void close() {
-        streams.close(Duration.ofSeconds(30));
+        streams.close(
+                CloseOptions.groupMembershipOperation(
+                                CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                        .withTimeout(Duration.ofSeconds(30)));
     }
 }

@@ -6,11 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.rwml.events.NextStateKind;
 import dev.rwml.reward.group.AdvantageMode;
 import dev.rwml.reward.score.RewardSpec;
+import dev.rwml.runtime.settings.SettingsDefinition;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -60,11 +62,15 @@ class RewardConfigTest {
 
         final RewardConfig config =
                 RewardConfig.load(
-                        file,
-                        Map.of(
-                                "RWML_REWARD_BOOTSTRAP_SERVERS", "env:9092",
-                                "RWML_REWARD_EASY_KEEP_PROBABILITY", "0.2",
-                                "RWML_REWARD_SOURCE_RUN", "r1"));
+                        new SettingsDefinition.Sources(
+                                Map.of(),
+                                Optional.of(file),
+                                Map.of(
+                                        "RWML_REWARD_BOOTSTRAP_SERVERS", "env:9092",
+                                        "RWML_REWARD_EASY_KEEP_PROBABILITY", "0.2",
+                                        "RWML_REWARD_SOURCE_RUN", "r1"),
+                                Map.of(),
+                                Map.of()));
 
         assertThat(config.bootstrapServers()).isEqualTo("env:9092");
         assertThat(config.joinWindow()).isEqualTo(Duration.ofMinutes(5));
@@ -83,22 +89,24 @@ class RewardConfigTest {
         final Map<String, String> base =
                 Map.of("run", "r1", "bootstrap.servers", "b:1", "schema.registry.url", "mock://x");
         assertThatThrownBy(() -> RewardConfig.fromMap(Map.of("bootstrap.servers", "b:1")))
-                .hasMessageContaining("run is required");
+                .hasMessageContaining("run");
         assertThatThrownBy(() -> RewardConfig.fromMap(with(base, "join.window", "10 minutes")))
-                .hasMessageContaining("join.window must be an ISO-8601 duration");
+                .hasMessageContaining("join.window")
+                .hasMessageContaining("ISO-8601 duration");
         assertThatThrownBy(() -> RewardConfig.fromMap(with(base, "easy.keep.probability", "1.5")))
-                .hasMessageContaining("easy keep probability must be in [0, 1]");
+                .hasMessageContaining("easy.keep.probability");
         assertThatThrownBy(() -> RewardConfig.fromMap(with(base, "embedding.provider", "openai")))
                 .hasMessageContaining("embedding.url");
         assertThatThrownBy(() -> RewardConfig.fromMap(with(base, "join.windw", "PT1M")))
-                .hasMessageContaining("unknown reward setting 'join.windw'");
+                .hasMessageContaining("unknown reward setting(s) [join.windw]");
         assertThatThrownBy(() -> RewardConfig.fromMap(with(base, "run", "bad.name")))
-                .hasMessageContaining("run name 'bad.name' is invalid");
+                .hasMessageContaining("bad.name");
         assertThatThrownBy(
                         () ->
                                 RewardConfig.fromMap(
                                         Map.of("run", "r1", "schema.registry.url", "mock://x")))
-                .hasMessageContaining("RWML_REWARD_BOOTSTRAP_SERVERS");
+                .hasMessageContaining("bootstrap.servers")
+                .hasMessageContaining("RWML_REWARD_");
     }
 
     private static Map<String, String> with(

@@ -45,26 +45,13 @@ class RewardStreamIT {
     private static final int GROUPS = 5;
 
     private RewardConfig config(final String run, final Path stateDir) {
-        final RewardConfig d =
-                RewardConfig.defaults(run, KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl());
-        return new RewardConfig(
-                        run,
-                        run,
-                        d.bootstrapServers(),
-                        d.schemaRegistryUrl(),
-                        d.envs(),
-                        d.rewardSpecs(),
-                        d.embedding(),
-                        d.advantageMode(),
-                        d.advantageEpsilon(),
-                        d.subsample(),
-                        Duration.ofMinutes(1),
-                        Duration.ofSeconds(5),
-                        d.maxTextChars(),
-                        1,
-                        stateDir.toString(),
-                        Map.of())
-                .withStreamsOverrides(Map.of("commit.interval.ms", "100"));
+        return RewardConfig.defaults(run, KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl())
+                .with(
+                        Map.of(
+                                "join.window", "PT1M",
+                                "join.grace", "PT5S",
+                                "state.dir", stateDir.toString(),
+                                "streams.commit.interval.ms", "100"));
     }
 
     @Test

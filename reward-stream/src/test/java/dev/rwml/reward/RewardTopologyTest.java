@@ -10,6 +10,7 @@ import dev.rwml.events.RewardedSample;
 import dev.rwml.events.Transition;
 import dev.rwml.reward.embed.CachingEmbedder;
 import dev.rwml.reward.embed.MiniLmEmbedder;
+import dev.rwml.runtime.StageName;
 import dev.rwml.schemas.deadletter.DeadLetters;
 import dev.rwml.schemas.registry.MockSchemaRegistry;
 import dev.rwml.schemas.serde.EventSerdes;
@@ -65,25 +66,14 @@ class RewardTopologyTest {
     }
 
     private void start(final Set<String> envs) {
-        final RewardConfig defaults = RewardConfig.defaults("r1", "unused:9092", REGISTRY);
         final RewardConfig config =
-                new RewardConfig(
-                        "r1",
-                        "r0",
-                        defaults.bootstrapServers(),
-                        REGISTRY,
-                        envs,
-                        defaults.rewardSpecs(),
-                        defaults.embedding(),
-                        defaults.advantageMode(),
-                        defaults.advantageEpsilon(),
-                        defaults.subsample(),
-                        WINDOW,
-                        GRACE,
-                        defaults.maxTextChars(),
-                        1,
-                        "",
-                        Map.of());
+                RewardConfig.defaults("r1", "unused:9092", REGISTRY)
+                        .with(
+                                Map.of(
+                                        "source.run", "r0",
+                                        "envs", String.join(",", envs),
+                                        "join.window", WINDOW.toString(),
+                                        "join.grace", GRACE.toString()));
         metrics = new RewardMetrics(new SimpleMeterRegistry(), "r1");
         final Map<String, Object> registry = RewardApp.registryConfig(config);
         final Properties props = RewardApp.streamsProperties(config, metrics);
@@ -201,6 +191,7 @@ class RewardTopologyTest {
         final DeadLetter letter = letters.get(0).value();
         assertThat(new String(letters.get(0).key(), StandardCharsets.UTF_8))
                 .isEqualTo("alfworld/e9/4");
+        assertThat(letter.getStage()).isEqualTo(StageName.REWARD.id());
         assertThat(letter.getSourceTopic()).isEqualTo("rwml.r0.predictions");
         assertThat(letter.getErrorMessage()).startsWith("no transition within window");
         final byte[] original = new byte[letter.getOriginalValue().remaining()];

@@ -403,7 +403,7 @@ public final class DemoRun {
         m.put("group.size", Integer.toString(settings.groupSize()));
         m.put("sampling.max.new.tokens", Integer.toString(settings.maxNewTokens()));
         m.put("batch.size", Integer.toString(settings.predictionBatch()));
-        m.put("batch.max.wait.ms", "1000");
+        m.put("batch.max.wait", "PT1S");
         m.put("prompt.max.tokens", Integer.toString(maxContext - settings.maxNewTokens()));
         m.put("select.envs", EnvKind.ALFWORLD.id());
         m.put("state.dir", dir.resolve("state").resolve("prediction").toString());

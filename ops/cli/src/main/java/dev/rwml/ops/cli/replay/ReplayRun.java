@@ -288,7 +288,7 @@ public final class ReplayRun {
             final Settings s, final TransitionSlice slice, final ModelVersion base) {
         final Map<String, String> m = new LinkedHashMap<>();
         m.put("state.dir", s.stateDir().resolve("prediction").toString());
-        m.put("batch.max.wait.ms", "500");
+        m.put("batch.max.wait", "PT0.5S");
         // Quick commits: the end of each epoch is seen from committed output.
         m.put("streams.commit.interval.ms", "500");
         final int maxNewTokens =
