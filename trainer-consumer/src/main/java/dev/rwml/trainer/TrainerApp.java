@@ -1,10 +1,18 @@
 package dev.rwml.trainer;
 
+import dev.rwml.runtime.StageName;
+import dev.rwml.runtime.lifecycle.RestartPolicy;
+import dev.rwml.runtime.lifecycle.RunningStage;
+import dev.rwml.runtime.lifecycle.StageFailedException;
+import dev.rwml.runtime.lifecycle.StageRunner;
+import dev.rwml.runtime.settings.SettingsDefinition;
 import dev.rwml.worldmodel.DjlRuntime;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -13,7 +21,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The trainer stage ({@code rwml train --run R}): trains the run's world model on its rewards
- * stream and publishes versions until the JVM is asked to stop.
+ * stream and publishes versions until it is stopped.
  */
 public final class TrainerApp {
 
@@ -22,36 +30,22 @@ public final class TrainerApp {
     private TrainerApp() {}
 
     /**
-     * Trains with the real DJL model until interrupted by a shutdown (Ctrl-C, SIGTERM), with meters
-     * on Micrometer's global registry.
-     *
-     * @return the last committed version
+     * Runs the trainer as the process's main work (see {@link StageRunner}), with meters on
+     * Micrometer's global registry: returns 0 after SIGTERM or SIGINT, 1 with the reason on stderr
+     * when it died.
      */
-    public static long run(final TrainerConfig config) {
-        return run(config, Metrics.globalRegistry);
-    }
-
-    /** Like {@link #run(TrainerConfig)}, with meters on {@code meters}. */
-    public static long run(final TrainerConfig config, final MeterRegistry meters) {
-        final Running running = start(config, meters, PublishListener.NONE);
-        final Thread hook =
-                new Thread(
-                        () -> {
-                            running.loop().close();
-                            try {
-                                running.loop().awaitStopped(Duration.ofSeconds(30));
-                            } catch (final InterruptedException e) {
-                                Thread.currentThread().interrupt();
-                            }
-                        },
-                        "rwml-trainer-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        return running.await();
+    public static int run(final TrainerConfig config) {
+        return StageRunner.run(
+                start(config, Metrics.globalRegistry, PublishListener.NONE),
+                config.connection(),
+                config.settings().getDuration(SettingsDefinition.BROKER_TIMEOUT),
+                System.err);
     }
 
     /**
-     * Starts the trainer on its own thread and returns at once, for programs that run several
-     * stages in one JVM ({@code rwml demo}, {@code rwml replay}); close the handle to stop it.
+     * Starts the trainer on its own thread and returns at once; close the handle to stop it. A
+     * crash of the loop is answered by the stage's {@link RestartPolicy}: a new loop resumes from
+     * the last committed version.
      *
      * @param listener told after each committed version
      */
@@ -59,45 +53,101 @@ public final class TrainerApp {
             final TrainerConfig config,
             final MeterRegistry meters,
             final PublishListener listener) {
-        DjlRuntime.configureThreads(config.threads(), 1);
-        final TrainerLoop loop =
-                new TrainerLoop(
-                        config,
-                        WorldModelPolicyTrainer.factory(),
-                        meters,
-                        FaultHook.NONE,
-                        listener);
+        DjlRuntime.configureThreads(config.modelThreads(), 1);
         LOG.info(
-                "Trainer of run {} starting ({} on {}, registry {})",
+                "Trainer of run {} starting ({} on {})",
                 config.run(),
                 config.objective().wireName(),
-                config.bootstrapServers(),
-                config.schemaRegistryUrl());
-        final CompletableFuture<Long> result = new CompletableFuture<>();
-        final Thread thread =
-                new Thread(
-                        () -> {
-                            try {
-                                result.complete(loop.run());
-                            } catch (final RuntimeException | Error e) {
-                                LOG.error("Trainer of run {} failed", config.run(), e);
-                                result.completeExceptionally(e);
-                            }
-                        },
-                        "rwml-trainer-" + config.run());
+                config.connection());
+        final Running running = new Running(config, meters, listener);
+        final Thread thread = new Thread(running::loopUntilDone, "rwml-trainer-" + config.run());
+        running.thread = thread;
         thread.start();
-        return new Running(loop, thread, result);
+        return running;
     }
 
-    /**
-     * A trainer started by {@link #start}.
-     *
-     * @param loop the training loop
-     * @param thread the thread it runs on
-     * @param result completes with the last committed version when the loop returns
-     */
-    public record Running(TrainerLoop loop, Thread thread, CompletableFuture<Long> result)
-            implements AutoCloseable {
+    /** A trainer started by {@link #start}. */
+    public static final class Running implements RunningStage {
+        private final TrainerConfig config;
+        private final MeterRegistry meters;
+        private final PublishListener listener;
+        private final RestartPolicy restarts;
+        private final CompletableFuture<Long> result = new CompletableFuture<>();
+        private final CompletableFuture<Void> termination = new CompletableFuture<>();
+        private volatile TrainerLoop loop;
+        private volatile boolean closed;
+        private Thread thread;
+
+        private Running(
+                final TrainerConfig config,
+                final MeterRegistry meters,
+                final PublishListener listener) {
+            this.config = config;
+            this.meters = meters;
+            this.listener = listener;
+            this.restarts = config.settings().restartPolicy(Clock.systemUTC());
+            this.loop = newLoop();
+        }
+
+        private TrainerLoop newLoop() {
+            return new TrainerLoop(
+                    config, WorldModelPolicyTrainer.factory(), meters, FaultHook.NONE, listener);
+        }
+
+        private void loopUntilDone() {
+            while (true) {
+                try {
+                    final long version = loop.run();
+                    result.complete(version);
+                    termination.complete(null);
+                    return;
+                } catch (final RuntimeException | Error e) {
+                    final RestartPolicy.Decision decision = restarts.onCrash(e);
+                    if (closed || !decision.restart()) {
+                        LOG.error(
+                                "Trainer of run {} failed: {}", config.run(), decision.reason(), e);
+                        result.completeExceptionally(e);
+                        termination.completeExceptionally(
+                                new StageFailedException("trainer stopped: " + e.getMessage(), e));
+                        return;
+                    }
+                    LOG.warn(
+                            "Trainer of run {} failed: {}; {}",
+                            config.run(),
+                            e.getMessage(),
+                            decision.reason());
+                    LOG.debug("trainer failure", e);
+                    try {
+                        Thread.sleep(decision.delay().toMillis());
+                    } catch (final InterruptedException interrupted) {
+                        Thread.currentThread().interrupt();
+                    }
+                    synchronized (this) {
+                        if (closed) {
+                            result.complete(-1L);
+                            termination.complete(null);
+                            return;
+                        }
+                        loop = newLoop();
+                    }
+                }
+            }
+        }
+
+        @Override
+        public StageName name() {
+            return StageName.TRAINER;
+        }
+
+        @Override
+        public CompletableFuture<Void> termination() {
+            return termination;
+        }
+
+        /** The loop running now (a crash replaces it). */
+        public TrainerLoop loop() {
+            return loop;
+        }
 
         /** Waits until the loop returns; rethrows its failure. */
         public long await() {
@@ -122,6 +172,9 @@ public final class TrainerApp {
         /** Stops the loop at its next poll (work since the last version is dropped) and waits. */
         @Override
         public void close() {
+            synchronized (this) {
+                closed = true;
+            }
             loop.close();
             try {
                 thread.join(Duration.ofSeconds(60).toMillis());
@@ -132,17 +185,21 @@ public final class TrainerApp {
     }
 
     /**
-     * {@code TrainerApp <run> [trainer.properties]}; {@code RWML_TRAINER_*} environment variables
+     * {@code TrainerApp [trainer.properties]}; {@code RWML_TRAINER_*} environment variables
      * override the file.
      */
-    public static void main(final String[] args) throws Exception {
-        if (args.length < 1 || args.length > 2) {
+    public static void main(final String[] args) {
+        if (args.length > 1) {
             throw new IllegalArgumentException(
-                    "usage: TrainerApp <run> [trainer.properties] (RWML_TRAINER_* variables"
-                            + " override the file)");
+                    "usage: TrainerApp [trainer.properties] (RWML_TRAINER_* variables override the"
+                            + " file; `rwml train --help-config` lists the settings)");
         }
         final Optional<Path> file =
-                args.length == 2 ? Optional.of(Path.of(args[1])) : Optional.empty();
-        run(TrainerConfig.load(args[0], file, System.getenv()));
+                args.length == 1 ? Optional.of(Path.of(args[0])) : Optional.empty();
+        System.exit(
+                run(
+                        TrainerConfig.load(
+                                new SettingsDefinition.Sources(
+                                        Map.of(), file, System.getenv(), Map.of(), Map.of()))));
     }
 }

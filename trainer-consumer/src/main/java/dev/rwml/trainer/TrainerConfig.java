@@ -1,28 +1,26 @@
 package dev.rwml.trainer;
 
-import java.io.IOException;
-import java.io.Reader;
-import java.nio.file.Files;
+import dev.rwml.runtime.StageName;
+import dev.rwml.runtime.settings.Connection;
+import dev.rwml.runtime.settings.Durations;
+import dev.rwml.runtime.settings.Settings;
+import dev.rwml.runtime.settings.SettingsDefinition;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.Locale;
+import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.Properties;
-import java.util.function.Function;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
 
 /**
- * Settings of the continual trainer, validated at start-up. Keys, as for every stage, are the
- * component names in dotted lower case ({@code groups.per.step=8}) in a properties file;
- * environment variables override them as {@code RWML_TRAINER_} plus the key in upper case with dots
- * as underscores ({@code RWML_TRAINER_GROUPS_PER_STEP=8}).
+ * Settings of the continual trainer, declared in {@link #DEFINITION} and loaded like every stage's
+ * (see {@link SettingsDefinition}); {@code rwml train --help-config} prints the table.
  *
- * @param run the training lineage: reads {@code rwml.<run>.rewards}, writes {@code
- *     rwml.<run>.models} and {@code rwml.<run>.model-chunks}
- * @param bootstrapServers Kafka bootstrap servers
- * @param schemaRegistryUrl the Confluent-compatible registry (or {@code mock://name} in tests)
+ * @param settings the validated settings these fields were read from
  * @param objective grpo (RWML) or sft (the WM-SFT baseline on the observed next states)
  * @param groupsPerStep groups in one optimizer step (one mini-batch)
  * @param miniBatches mini-batches per batch; a batch holds {@code groupsPerStep * miniBatches}
@@ -41,12 +39,10 @@ import java.util.function.Function;
  *     every artifact on the chunk topic
  * @param externalArtifactBytes size from which an artifact goes to {@code artifactDir}
  * @param pollTimeout longest wait of one consumer poll
- * @param threads PyTorch intra-op threads
+ * @param modelThreads PyTorch intra-op threads
  */
 public record TrainerConfig(
-        String run,
-        String bootstrapServers,
-        String schemaRegistryUrl,
+        Settings settings,
         Objective objective,
         int groupsPerStep,
         int miniBatches,
@@ -64,153 +60,210 @@ public record TrainerConfig(
         Optional<Path> artifactDir,
         long externalArtifactBytes,
         Duration pollTimeout,
-        int threads) {
+        int modelThreads) {
 
-    /** Prefix of environment overrides. */
-    public static final String ENV_PREFIX = "RWML_TRAINER_";
+    /** Every setting of the stage. */
+    public static final SettingsDefinition DEFINITION =
+            SettingsDefinition.of(StageName.TRAINER, TrainerConfig::define, List.of());
 
-    /** Validates every field with a message that names it. */
-    public TrainerConfig {
-        if (run == null || !run.matches("[A-Za-z0-9._-]+")) {
-            throw new IllegalArgumentException(
-                    "run must be a name of letters, digits, '.', '_' or '-', got '" + run + "'");
-        }
-        requireText("bootstrap.servers", bootstrapServers);
-        requireText("schema.registry.url", schemaRegistryUrl);
-        Objects.requireNonNull(objective, "objective");
-        requirePositive("groups.per.step", groupsPerStep);
-        requirePositive("mini.batches", miniBatches);
-        requirePositive("passes", passes);
-        requirePositive("publish.every.steps", publishEverySteps);
-        requirePositive("publish.interval", publishInterval);
-        if (stalenessBound < 0) {
-            throw new IllegalArgumentException(
-                    "staleness.bound must be >= 0, got " + stalenessBound);
-        }
-        requirePositive("keep.versions", keepVersions);
-        requirePositive("batch.timeout", batchTimeout);
-        if (!(learningRate > 0) || !Double.isFinite(learningRate)) {
-            throw new IllegalArgumentException(
-                    "learning.rate must be a positive number, got " + learningRate);
-        }
-        if (!(clipEpsilon > 0 && clipEpsilon < 1)) {
-            throw new IllegalArgumentException(
-                    "clip.epsilon must be in (0, 1), got " + clipEpsilon);
-        }
-        if (!(klCoefficient >= 0) || !Double.isFinite(klCoefficient)) {
-            throw new IllegalArgumentException("kl.coefficient must be >= 0, got " + klCoefficient);
-        }
-        if (!(maxGradNorm > 0)) {
-            throw new IllegalArgumentException("max.grad.norm must be > 0, got " + maxGradNorm);
-        }
-        if (chunkSizeBytes < 1024 || chunkSizeBytes > 4 * 1024 * 1024) {
-            throw new IllegalArgumentException(
-                    "chunk.size.bytes must be between 1 KiB and 4 MiB, got " + chunkSizeBytes);
-        }
-        Objects.requireNonNull(artifactDir, "artifact.dir");
-        requirePositive("external.artifact.bytes", externalArtifactBytes);
-        requirePositive("poll.timeout", pollTimeout);
-        requirePositive("threads", threads);
+    private static void define(final ConfigDef def) {
+        def.define(
+                        "objective",
+                        Type.STRING,
+                        "grpo",
+                        (name, value) -> Objective.parse((String) value),
+                        Importance.HIGH,
+                        "grpo, or sft for the WM-SFT baseline.")
+                .define(
+                        "groups.per.step",
+                        Type.INT,
+                        8,
+                        Range.atLeast(1),
+                        Importance.HIGH,
+                        "Groups per optimizer step.")
+                .define(
+                        "mini.batches",
+                        Type.INT,
+                        1,
+                        Range.atLeast(1),
+                        Importance.MEDIUM,
+                        "Optimizer steps per batch.")
+                .define(
+                        "passes",
+                        Type.INT,
+                        1,
+                        Range.atLeast(1),
+                        Importance.MEDIUM,
+                        "Passes over a batch.")
+                .define(
+                        "publish.every.steps",
+                        Type.INT,
+                        4,
+                        Range.atLeast(1),
+                        Importance.MEDIUM,
+                        "A new version after this many steps...")
+                .define(
+                        "publish.interval",
+                        Type.STRING,
+                        "PT60S",
+                        Durations.atLeast(Duration.ofMillis(1)),
+                        Importance.MEDIUM,
+                        "...or after this long with at least one step.")
+                .define(
+                        "staleness.bound",
+                        Type.INT,
+                        4,
+                        Range.atLeast(0),
+                        Importance.HIGH,
+                        "Drop a group generated by version v when current - v exceeds it.")
+                .define(
+                        "keep.versions",
+                        Type.INT,
+                        5,
+                        Range.atLeast(1),
+                        Importance.LOW,
+                        "Versions whose chunks are kept (version 0, the KL reference, always"
+                                + " is).")
+                .define(
+                        "batch.timeout",
+                        Type.STRING,
+                        "PT2S",
+                        Durations.atLeast(Duration.ofMillis(1)),
+                        Importance.LOW,
+                        "Train a partial batch when no new group arrived for this long.")
+                .define(
+                        "learning.rate",
+                        Type.DOUBLE,
+                        1e-4,
+                        Range.between(1e-12, 10),
+                        Importance.HIGH,
+                        "AdamW learning rate.")
+                .define(
+                        "clip.epsilon",
+                        Type.DOUBLE,
+                        0.2,
+                        Range.between(1e-6, 0.999),
+                        Importance.MEDIUM,
+                        "GRPO ratio clip.")
+                .define(
+                        "kl.coefficient",
+                        Type.DOUBLE,
+                        0.001,
+                        Range.atLeast(0),
+                        Importance.MEDIUM,
+                        "Weight of the k3 KL to version 0.")
+                .define(
+                        "max.grad.norm",
+                        Type.DOUBLE,
+                        1.0,
+                        Range.atLeast(1e-12),
+                        Importance.LOW,
+                        "Global gradient-norm clip.")
+                .define(
+                        "chunk.size.bytes",
+                        Type.INT,
+                        900 * 1024,
+                        Range.between(1024, 4 * 1024 * 1024),
+                        Importance.LOW,
+                        "Artifact bytes per chunk record.")
+                .define(
+                        "artifact.dir",
+                        Type.STRING,
+                        "",
+                        Importance.LOW,
+                        "Where artifacts from external.artifact.bytes go (a file URI in the"
+                                + " manifest); empty: always the chunk topic.")
+                .define(
+                        "external.artifact.bytes",
+                        Type.LONG,
+                        256L * 1024 * 1024,
+                        Range.atLeast(1),
+                        Importance.LOW,
+                        "Artifact size from which artifact.dir is used.")
+                .define(
+                        "poll.timeout",
+                        Type.STRING,
+                        "PT0.2S",
+                        Durations.atLeast(Duration.ofMillis(1)),
+                        Importance.LOW,
+                        "Longest wait of one consumer poll.")
+                .define(
+                        "model.threads",
+                        Type.INT,
+                        1,
+                        Range.between(1, 256),
+                        Importance.MEDIUM,
+                        "PyTorch intra-op threads.");
+    }
+
+    /** The fields of validated settings. */
+    public static TrainerConfig of(final Settings s) {
+        final String dir = s.getString("artifact.dir");
+        return new TrainerConfig(
+                s,
+                Objective.parse(s.getString("objective")),
+                s.getInt("groups.per.step"),
+                s.getInt("mini.batches"),
+                s.getInt("passes"),
+                s.getInt("publish.every.steps"),
+                s.getDuration("publish.interval"),
+                s.getInt("staleness.bound"),
+                s.getInt("keep.versions"),
+                s.getDuration("batch.timeout"),
+                s.getDouble("learning.rate"),
+                s.getDouble("clip.epsilon"),
+                s.getDouble("kl.coefficient"),
+                s.getDouble("max.grad.norm"),
+                s.getInt("chunk.size.bytes"),
+                dir.isBlank() ? Optional.empty() : Optional.of(Path.of(dir)),
+                s.getLong("external.artifact.bytes"),
+                s.getDuration("poll.timeout"),
+                s.getInt("model.threads"));
+    }
+
+    /** Loads from every source in the one precedence; see {@link SettingsDefinition}. */
+    public static TrainerConfig load(final SettingsDefinition.Sources sources) {
+        return of(DEFINITION.load(sources));
     }
 
     /** The defaults for {@code run} against a local cluster. */
     public static TrainerConfig defaults(final String run) {
-        return new TrainerConfig(
-                run,
-                "localhost:9092",
-                "http://localhost:8081",
-                Objective.GRPO,
-                8,
-                1,
-                1,
-                4,
-                Duration.ofSeconds(60),
-                4,
-                5,
-                Duration.ofSeconds(2),
-                1e-4,
-                0.2,
-                0.001,
-                1.0,
-                900 * 1024,
-                Optional.empty(),
-                256L * 1024 * 1024,
-                Duration.ofMillis(200),
-                1);
+        return of(
+                DEFINITION.parse(
+                        Map.of(
+                                SettingsDefinition.RUN, run,
+                                Connection.BOOTSTRAP_SERVERS, "localhost:9092",
+                                Connection.SCHEMA_REGISTRY_URL, "http://localhost:8081")));
     }
 
-    /**
-     * Builds a config from defaults, then the properties file (if given), then the environment.
-     *
-     * @param run the run, unless the file or environment names one
-     */
-    public static TrainerConfig load(
-            final String run, final Optional<Path> file, final Map<String, String> env)
-            throws IOException {
-        final Map<String, String> values = new LinkedHashMap<>();
-        if (file.isPresent()) {
-            final Properties props = new Properties();
-            try (Reader reader = Files.newBufferedReader(file.get())) {
-                props.load(reader);
-            }
-            props.stringPropertyNames().forEach(k -> values.put(k, props.getProperty(k).trim()));
-        }
-        env.forEach(
-                (k, v) -> {
-                    if (k.startsWith(ENV_PREFIX)) {
-                        values.put(
-                                k.substring(ENV_PREFIX.length())
-                                        .toLowerCase(Locale.ROOT)
-                                        .replace('_', '.'),
-                                v.trim());
-                    }
-                });
-        return defaults(values.getOrDefault("run", run)).with(values);
-    }
-
-    /** A copy with the named fields replaced by parsed values; unknown keys are an error. */
+    /** A copy with other settings layered on top, validated again; unknown keys are an error. */
     public TrainerConfig with(final Map<String, String> overrides) {
-        final Map<String, String> o = new LinkedHashMap<>(overrides);
-        final TrainerConfig c =
-                new TrainerConfig(
-                        take(o, "run", Function.identity(), run),
-                        take(o, "bootstrap.servers", Function.identity(), bootstrapServers),
-                        take(o, "schema.registry.url", Function.identity(), schemaRegistryUrl),
-                        take(o, "objective", Objective::parse, objective),
-                        take(o, "groups.per.step", Integer::parseInt, groupsPerStep),
-                        take(o, "mini.batches", Integer::parseInt, miniBatches),
-                        take(o, "passes", Integer::parseInt, passes),
-                        take(o, "publish.every.steps", Integer::parseInt, publishEverySteps),
-                        take(o, "publish.interval", Duration::parse, publishInterval),
-                        take(o, "staleness.bound", Integer::parseInt, stalenessBound),
-                        take(o, "keep.versions", Integer::parseInt, keepVersions),
-                        take(o, "batch.timeout", Duration::parse, batchTimeout),
-                        take(o, "learning.rate", Double::parseDouble, learningRate),
-                        take(o, "clip.epsilon", Double::parseDouble, clipEpsilon),
-                        take(o, "kl.coefficient", Double::parseDouble, klCoefficient),
-                        take(o, "max.grad.norm", Double::parseDouble, maxGradNorm),
-                        take(o, "chunk.size.bytes", Integer::parseInt, chunkSizeBytes),
-                        take(
-                                o,
-                                "artifact.dir",
-                                s -> s.isBlank() ? Optional.<Path>empty() : Optional.of(Path.of(s)),
-                                artifactDir),
-                        take(o, "external.artifact.bytes", Long::parseLong, externalArtifactBytes),
-                        take(o, "poll.timeout", Duration::parse, pollTimeout),
-                        take(o, "threads", Integer::parseInt, threads));
-        if (!o.isEmpty()) {
-            throw new IllegalArgumentException(
-                    "unknown trainer settings "
-                            + o.keySet()
-                            + "; known: the component names of TrainerConfig in dotted lower case,"
-                            + " e.g. groups.per.step");
-        }
-        return c;
+        return of(settings.with(overrides));
     }
 
     /** A copy for another objective. */
     public TrainerConfig withObjective(final Objective newObjective) {
         return with(Map.of("objective", newObjective.name()));
+    }
+
+    /** The run: reads {@code rwml.<run>.rewards}, writes {@code rwml.<run>.models}. */
+    public String run() {
+        return settings.run();
+    }
+
+    /** Where the trainer's clients connect. */
+    public Connection connection() {
+        return settings.connection();
+    }
+
+    /** Kafka bootstrap servers. */
+    public String bootstrapServers() {
+        return connection().bootstrapServers();
+    }
+
+    /** The Confluent-compatible registry (or {@code mock://name} in tests). */
+    public String schemaRegistryUrl() {
+        return connection().schemaRegistryUrl();
     }
 
     /** The settings as strings, recorded in every manifest's trainerConfig. */
@@ -236,41 +289,5 @@ public record TrainerConfig(
     /** Groups per batch: {@code groupsPerStep * miniBatches}. */
     public int batchSize() {
         return groupsPerStep * miniBatches;
-    }
-
-    private static <T> T take(
-            final Map<String, String> o,
-            final String key,
-            final Function<String, T> parse,
-            final T current) {
-        final String raw = o.remove(key);
-        if (raw == null) {
-            return current;
-        }
-        try {
-            return parse.apply(raw);
-        } catch (final RuntimeException e) {
-            throw new IllegalArgumentException(
-                    "trainer setting " + key + "='" + raw + "' is invalid: " + e.getMessage(), e);
-        }
-    }
-
-    private static void requireText(final String name, final String value) {
-        if (value == null || value.isBlank()) {
-            throw new IllegalArgumentException(name + " must be set");
-        }
-    }
-
-    private static void requirePositive(final String name, final long value) {
-        if (value <= 0) {
-            throw new IllegalArgumentException(name + " must be positive, got " + value);
-        }
-    }
-
-    private static void requirePositive(final String name, final Duration value) {
-        if (value == null || value.isNegative() || value.isZero()) {
-            throw new IllegalArgumentException(
-                    name + " must be a positive ISO-8601 duration such as PT2S, got " + value);
-        }
     }
 }

@@ -3,6 +3,7 @@ package dev.rwml.trainer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.rwml.runtime.settings.SettingsDefinition;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,17 +31,23 @@ class TrainerConfigTest {
         Files.writeString(file, "groups.per.step=16\npublish.every.steps=2\nobjective=sft\n");
         final TrainerConfig c =
                 TrainerConfig.load(
-                        "run-1",
-                        Optional.of(file),
-                        Map.of(
-                                "RWML_TRAINER_GROUPS_PER_STEP", "32",
-                                "RWML_TRAINER_BATCH_TIMEOUT", "PT0.5S",
-                                "UNRELATED", "x"));
+                        new SettingsDefinition.Sources(
+                                Map.of(
+                                        "bootstrap.servers", "up:9092",
+                                        "schema.registry.url", "http://up:8081"),
+                                Optional.of(file),
+                                Map.of(
+                                        "RWML_TRAINER_GROUPS_PER_STEP", "32",
+                                        "RWML_TRAINER_BATCH_TIMEOUT", "PT0.5S",
+                                        "RWML_TRAINER_RUN", "from-env",
+                                        "UNRELATED", "x"),
+                                Map.of(),
+                                Map.of("run", "run-1")));
         assertThat(c.groupsPerStep()).isEqualTo(32);
         assertThat(c.publishEverySteps()).isEqualTo(2);
         assertThat(c.objective()).isEqualTo(Objective.SFT);
         assertThat(c.batchTimeout()).isEqualTo(Duration.ofMillis(500));
-        assertThat(c.run()).isEqualTo("run-1");
+        assertThat(c.run()).as("--run is above the environment").isEqualTo("run-1");
     }
 
     @Test
@@ -48,7 +55,8 @@ class TrainerConfigTest {
         assertThatThrownBy(
                         () -> TrainerConfig.defaults("r").with(Map.of("publish.interval", "60s")))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("publish.interval='60s'");
+                .hasMessageContaining("publish.interval")
+                .hasMessageContaining("ISO-8601");
     }
 
     @Test
@@ -61,7 +69,8 @@ class TrainerConfigTest {
     @Test
     void shouldRejectANegativeStalenessBound() {
         assertThatThrownBy(() -> TrainerConfig.defaults("r").with(Map.of("staleness.bound", "-1")))
-                .hasMessageContaining("staleness.bound must be >= 0");
+                .hasMessageContaining("staleness.bound")
+                .hasMessageContaining("at least 0");
     }
 
     @Test
