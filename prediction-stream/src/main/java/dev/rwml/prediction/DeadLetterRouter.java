@@ -1,6 +1,8 @@
 package dev.rwml.prediction;
 
 import dev.rwml.events.DeadLetter;
+import dev.rwml.runtime.StageName;
+import dev.rwml.runtime.errors.ErrorPolicy;
 import dev.rwml.schemas.deadletter.DeadLetters;
 import dev.rwml.schemas.serde.EventDecodingException;
 import dev.rwml.schemas.topics.TopicSpec;
@@ -14,9 +16,6 @@ import org.apache.kafka.streams.processor.api.Record;
  */
 final class DeadLetterRouter {
 
-    /** The stage name dead letters carry. */
-    static final String STAGE = "prediction";
-
     private final TopicSpec<byte[], DeadLetter> topic;
     private final Clock clock;
 
@@ -26,18 +25,20 @@ final class DeadLetterRouter {
     }
 
     /**
-     * Whether an exception is the data's fault (dead-letter the record) rather than the
-     * environment's, such as an unreachable registry (fail, and retry after the restart).
+     * Whether a decoding failure is the data's fault (dead-letter the record) rather than the
+     * environment's, such as an unreachable registry or one that refuses the credentials (fail, and
+     * retry after the restart).
      */
     static boolean isPoison(final RuntimeException e) {
-        return e instanceof EventDecodingException;
+        return e instanceof EventDecodingException
+                && ErrorPolicy.classify(e) == ErrorPolicy.Action.DEAD_LETTER;
     }
 
     /** The dead-letter record of {@code record}, keyed by its original key bytes. */
     Record<byte[], DeadLetter> deadLetter(final BufferedRecord record, final Throwable error) {
         final DeadLetter letter =
                 DeadLetters.of(
-                        STAGE,
+                        StageName.PREDICTION.id(),
                         record.topic(),
                         record.partition(),
                         record.offset(),

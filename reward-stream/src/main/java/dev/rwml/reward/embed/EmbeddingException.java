@@ -1,17 +1,61 @@
 package dev.rwml.reward.embed;
 
-/** Raised when an embedding model cannot embed a batch (unreachable server, bad answer). */
-public final class EmbeddingException extends RuntimeException {
+import dev.rwml.runtime.errors.Outage;
+
+/**
+ * Raised when an embedding model cannot embed a batch; {@link #isRetriable()} tells an outage of
+ * the model (unreachable, timed out, 5xx, 429, a malformed answer) from a server that refused the
+ * request (any other 4xx), which fails the same way every time.
+ */
+public final class EmbeddingException extends RuntimeException implements Outage {
 
     private static final long serialVersionUID = 1L;
 
-    /** Creates the exception with a message that says what to check. */
+    /** {@link #httpStatus()} when the server gave no answer. */
+    public static final int NO_STATUS = -1;
+
+    private final int httpStatus;
+
+    /** The model failed without an HTTP answer (or with an unusable one): retried as an outage. */
     public EmbeddingException(final String message) {
-        super(message);
+        this(message, NO_STATUS, null);
     }
 
-    /** Creates the exception with a message and its cause. */
+    /** The model could not be reached or answered something unusable: retried as an outage. */
     public EmbeddingException(final String message, final Throwable cause) {
+        this(message, NO_STATUS, cause);
+    }
+
+    private EmbeddingException(final String message, final int httpStatus, final Throwable cause) {
         super(message, cause);
+        this.httpStatus = httpStatus;
+    }
+
+    /** The server answered the non-2xx {@code httpStatus}; the message says what to do. */
+    public static EmbeddingException ofHttpStatus(final int httpStatus, final String message) {
+        return new EmbeddingException(message, httpStatus, null);
+    }
+
+    /** Whether a server may answer {@code httpStatus} while it is down or overloaded. */
+    public static boolean isRetriableStatus(final int httpStatus) {
+        return httpStatus >= 500 || httpStatus == 408 || httpStatus == 429;
+    }
+
+    /** The HTTP status the server answered, or {@link #NO_STATUS}. */
+    public int httpStatus() {
+        return httpStatus;
+    }
+
+    /**
+     * Whether the server refused the credentials (HTTP 401) or their permission (403): no group can
+     * be embedded until the key is fixed.
+     */
+    public boolean refusedCredentials() {
+        return httpStatus == 401 || httpStatus == 403;
+    }
+
+    @Override
+    public boolean isRetriable() {
+        return httpStatus == NO_STATUS || isRetriableStatus(httpStatus);
     }
 }

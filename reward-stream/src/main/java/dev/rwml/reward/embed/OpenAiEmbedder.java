@@ -83,18 +83,39 @@ public final class OpenAiEmbedder implements TextEmbedder {
         }
         final HttpResponse<String> response = send(requestBody(texts));
         if (response.statusCode() / 100 != 2) {
-            throw new EmbeddingException(
-                    "embedding server "
-                            + endpoint
-                            + " answered HTTP "
-                            + response.statusCode()
-                            + ": "
-                            + preview(response.body())
-                            + " (check the URL, the model name '"
-                            + model
-                            + "' and the API key)");
+            throw statusError(response.statusCode(), response.body());
         }
         return parse(response.body(), texts.size());
+    }
+
+    private EmbeddingException statusError(final int status, final String body) {
+        final String answered =
+                "embedding server " + endpoint + " answered HTTP " + status + ": " + preview(body);
+        if (EmbeddingException.isRetriableStatus(status)) {
+            return EmbeddingException.ofHttpStatus(
+                    status,
+                    answered
+                            + "; it is down or overloaded, so the stage retries the group until it"
+                            + " answers (check the server if this lasts)");
+        }
+        final String todo =
+                switch (status) {
+                    case 400, 413, 422 ->
+                            "the server refused this input; check its input limits (max input"
+                                    + " tokens, batch size) for model '"
+                                    + model
+                                    + "', or lower max.text.chars so that such groups are"
+                                    + " rejected before they are embedded";
+                    case 401, 403 ->
+                            "check the API key (the variable named by embedding.api.key.env) and"
+                                    + " its permission for model '"
+                                    + model
+                                    + "'";
+                    default ->
+                            "check embedding.url, the model name '" + model + "' and the API key";
+                };
+        return EmbeddingException.ofHttpStatus(
+                status, answered + "; retrying will not help: " + todo);
     }
 
     private String requestBody(final List<String> texts) {

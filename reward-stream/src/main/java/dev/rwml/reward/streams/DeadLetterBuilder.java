@@ -3,6 +3,7 @@ package dev.rwml.reward.streams;
 import dev.rwml.events.DeadLetter;
 import dev.rwml.events.PredictionGroup;
 import dev.rwml.reward.RewardMetrics;
+import dev.rwml.runtime.StageName;
 import dev.rwml.schemas.deadletter.DeadLetters;
 import dev.rwml.schemas.topics.TopicSpec;
 import java.nio.charset.StandardCharsets;
@@ -16,9 +17,6 @@ import org.apache.kafka.common.serialization.Serializer;
  * they were on the predictions topic so it can be sent again.
  */
 public final class DeadLetterBuilder {
-
-    /** The stage name written in dead letters. */
-    public static final String STAGE = "reward-stream";
 
     private final String predictionsTopic;
     private final Serializer<PredictionGroup> predictions;
@@ -57,7 +55,7 @@ public final class DeadLetterBuilder {
             final String reason) {
         final DeadLetter letter =
                 DeadLetters.of(
-                        STAGE,
+                        StageName.REWARD.id(),
                         predictionsTopic,
                         partition,
                         offset,

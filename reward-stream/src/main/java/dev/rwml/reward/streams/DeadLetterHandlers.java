@@ -4,7 +4,10 @@ import dev.rwml.events.DeadLetter;
 import dev.rwml.events.PredictionGroup;
 import dev.rwml.reward.RewardMetrics;
 import dev.rwml.reward.embed.EmbeddingException;
+import dev.rwml.runtime.StageName;
+import dev.rwml.runtime.errors.ErrorPolicy;
 import dev.rwml.schemas.deadletter.DeadLetters;
+import dev.rwml.schemas.registry.RegistryUnauthorizedException;
 import dev.rwml.schemas.serde.EventSerde;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.TopicCatalog;
@@ -25,8 +28,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The Kafka Streams error handlers of the reward stage: undecodable input and records that fail in
  * a processor go to the run's dead-letter topic (inside the same transaction) and the stage keeps
- * running; an unreachable embedding model instead stops the thread so that the records are retried
- * rather than dead-lettered.
+ * running. An outage ({@link ErrorPolicy#isOutage}: registry or embedding server unreachable, 5xx,
+ * 429) instead stops the thread so that the records are retried, and so does a registry or
+ * embedding server that refuses the credentials, which every record would meet alike.
  */
 public final class DeadLetterHandlers {
 
@@ -96,6 +100,16 @@ public final class DeadLetterHandlers {
                 final ErrorHandlerContext context,
                 final ConsumerRecord<byte[], byte[]> record,
                 final Exception exception) {
+            if (ErrorPolicy.isOutage(exception) || refusedCredentials(exception)) {
+                LOG.error(
+                        "cannot decode {}-{}@{} for a reason that is not the record's; stopping"
+                                + " the thread so that it is retried rather than dead-lettered: {}",
+                        record.topic(),
+                        record.partition(),
+                        record.offset(),
+                        exception.getMessage());
+                return Response.fail();
+            }
             final String reason = DeadLetters.reasonOf(exception);
             LOG.warn(
                     "dead-lettering undecodable record {}-{}@{}: {}",
@@ -105,10 +119,7 @@ public final class DeadLetterHandlers {
                     exception.getMessage());
             final DeadLetter letter =
                     DeadLetters.of(
-                            DeadLetterBuilder.STAGE,
-                            record,
-                            exception,
-                            Clock.systemUTC().instant());
+                            StageName.REWARD.id(), record, exception, Clock.systemUTC().instant());
             return Response.resume(target.records(letter, reason));
         }
     }
@@ -127,10 +138,21 @@ public final class DeadLetterHandlers {
                 final ErrorHandlerContext context,
                 final Record<?, ?> record,
                 final Exception exception) {
-            if (isRetriable(exception)) {
+            if (ErrorPolicy.isOutage(exception)) {
                 LOG.error(
-                        "embedding model failed at {}-{}@{}; stopping the thread so the records"
-                                + " are retried from the last commit: {}",
+                        "outage at {}-{}@{}; stopping the thread so the records are retried from"
+                                + " the last commit: {}",
+                        context.topic(),
+                        context.partition(),
+                        context.offset(),
+                        exception.getMessage());
+                return Response.fail();
+            }
+            if (refusedCredentials(exception)) {
+                LOG.error(
+                        "credentials refused at {}-{}@{}; stopping the thread, and the stage once"
+                                + " its restarts are spent: fix the credentials and start it again"
+                                + " (it resumes from its committed offsets): {}",
                         context.topic(),
                         context.partition(),
                         context.offset(),
@@ -146,7 +168,15 @@ public final class DeadLetterHandlers {
                     context.processorNodeId(),
                     exception.getMessage());
             return Response.resume(
-                    target.records(letterOf(context, record, exception), DeadLetters.PROCESSING));
+                    target.records(letterOf(context, record, exception), reasonOf(exception)));
+        }
+
+        /** The reason header: the embedding server's HTTP status when it refused the group. */
+        private static String reasonOf(final Throwable exception) {
+            final EmbeddingException embedding = causeOf(exception, EmbeddingException.class);
+            return embedding == null || embedding.httpStatus() == EmbeddingException.NO_STATUS
+                    ? DeadLetters.PROCESSING
+                    : "EMBEDDING_HTTP_" + embedding.httpStatus();
         }
 
         private DeadLetter letterOf(
@@ -157,7 +187,7 @@ public final class DeadLetterHandlers {
                 // The join may have been triggered by the transition: keep the group, which is
                 // what this stage failed to reward.
                 return DeadLetters.of(
-                        DeadLetterBuilder.STAGE,
+                        StageName.REWARD.id(),
                         target.predictionsTopic,
                         context.partition(),
                         -1,
@@ -170,7 +200,7 @@ public final class DeadLetterHandlers {
                         Clock.systemUTC().instant());
             }
             return DeadLetters.of(
-                    DeadLetterBuilder.STAGE,
+                    StageName.REWARD.id(),
                     context.topic(),
                     context.partition(),
                     context.offset(),
@@ -180,16 +210,24 @@ public final class DeadLetterHandlers {
                     exception,
                     Clock.systemUTC().instant());
         }
+    }
 
-        private static boolean isRetriable(final Throwable exception) {
-            Throwable cause = exception;
-            while (cause != null) {
-                if (cause instanceof EmbeddingException) {
-                    return true;
-                }
-                cause = cause.getCause();
+    /**
+     * Whether the registry or the embedding server refused the stage's credentials: not an outage,
+     * yet no record is at fault and every record would be dead-lettered alike.
+     */
+    private static boolean refusedCredentials(final Throwable exception) {
+        final EmbeddingException embedding = causeOf(exception, EmbeddingException.class);
+        return causeOf(exception, RegistryUnauthorizedException.class) != null
+                || (embedding != null && embedding.refusedCredentials());
+    }
+
+    private static <T extends Throwable> T causeOf(final Throwable error, final Class<T> type) {
+        for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+            if (type.isInstance(cause)) {
+                return type.cast(cause);
             }
-            return false;
         }
+        return null;
     }
 }

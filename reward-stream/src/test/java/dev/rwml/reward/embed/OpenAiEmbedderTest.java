@@ -2,17 +2,20 @@ package dev.rwml.reward.embed;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.rwml.runtime.errors.ErrorPolicy;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -24,18 +27,40 @@ class OpenAiEmbedderTest {
     private HttpServer server;
     private final List<JsonNode> requests = new CopyOnWriteArrayList<>();
     private final List<String> authorizations = new CopyOnWriteArrayList<>();
+    private final CountDownLatch release = new CountDownLatch(1);
     private volatile int status = 200;
 
     @BeforeEach
     void startStub() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/v1/embeddings", this::answer);
+        server.createContext("/stalled/v1/embeddings", this::stall);
         server.start();
     }
 
     @AfterEach
     void stopStub() {
+        release.countDown();
         server.stop(0);
+    }
+
+    /** Answers only once the test is over, so that every request times out. */
+    private void stall(final HttpExchange exchange) throws IOException {
+        try {
+            release.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        exchange.sendResponseHeaders(503, -1);
+        exchange.close();
+    }
+
+    private EmbeddingException failureAt(final int httpStatus) {
+        status = httpStatus;
+        final OpenAiEmbedder embedder =
+                new OpenAiEmbedder(baseUrl(), "m", null, Duration.ofSeconds(5));
+        return catchThrowableOfType(
+                EmbeddingException.class, () -> embedder.embedAll(List.of("a")));
     }
 
     /** Answers like an OpenAI server, in reverse order, with vector (length, index + 1). */
@@ -120,7 +145,42 @@ class OpenAiEmbedderTest {
 
         assertThatThrownBy(() -> embedder.embedAll(List.of("a")))
                 .isInstanceOf(EmbeddingException.class)
-                .hasMessageContaining("cannot reach embedding server");
+                .hasMessageContaining("cannot reach embedding server")
+                .satisfies(e -> assertThat(ErrorPolicy.isOutage(e)).isTrue());
+    }
+
+    @Test
+    void shouldTreatServerErrorsThrottlingAndRequestTimeoutsAsOutages() {
+        for (final int httpStatus : new int[] {500, 502, 503, 504, 429, 408}) {
+            final EmbeddingException error = failureAt(httpStatus);
+
+            assertThat(error).hasMessageContaining("HTTP " + httpStatus);
+            assertThat(ErrorPolicy.isOutage(error)).as("HTTP %d", httpStatus).isTrue();
+        }
+    }
+
+    @Test
+    void shouldTreatOtherClientErrorsAsPermanentWithWhatToDo() {
+        for (final int httpStatus : new int[] {400, 401, 403, 404, 413, 422}) {
+            final EmbeddingException error = failureAt(httpStatus);
+
+            assertThat(ErrorPolicy.isOutage(error)).as("HTTP %d", httpStatus).isFalse();
+            assertThat(error)
+                    .hasMessageContaining("HTTP " + httpStatus)
+                    .hasMessageContaining("model not found")
+                    .hasMessageContaining("retrying will not help");
+        }
+    }
+
+    @Test
+    void shouldTreatARequestThatTimesOutAsAnOutage() {
+        final OpenAiEmbedder embedder =
+                new OpenAiEmbedder(baseUrl() + "/stalled", "m", null, Duration.ofMillis(200));
+
+        assertThatThrownBy(() -> embedder.embedAll(List.of("a")))
+                .isInstanceOf(EmbeddingException.class)
+                .hasMessageContaining("cannot reach embedding server")
+                .satisfies(e -> assertThat(ErrorPolicy.isOutage(e)).isTrue());
     }
 
     @Test

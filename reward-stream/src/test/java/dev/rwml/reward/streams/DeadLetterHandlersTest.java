@@ -5,11 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.rwml.events.DeadLetter;
 import dev.rwml.reward.RewardMetrics;
 import dev.rwml.reward.embed.EmbeddingException;
+import dev.rwml.runtime.StageName;
 import dev.rwml.schemas.deadletter.DeadLetters;
 import dev.rwml.schemas.registry.MockSchemaRegistry;
 import dev.rwml.schemas.registry.RegistryConfig;
+import dev.rwml.schemas.registry.RegistryUnauthorizedException;
+import dev.rwml.schemas.registry.RegistryUnreachableException;
+import dev.rwml.schemas.registry.UnknownSchemaException;
+import dev.rwml.schemas.serde.EventDecodingException;
 import dev.rwml.schemas.serde.EventSerdes;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.net.ConnectException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -150,7 +156,7 @@ class DeadLetterHandlersTest {
         assertThat(response.result()).isEqualTo(ProcessingExceptionHandler.Result.RESUME);
         final DeadLetter letter = decode(response.deadLetterQueueRecords().get(0));
         assertThat(letter.getErrorMessage()).isEqualTo("boom");
-        assertThat(letter.getStage()).isEqualTo(DeadLetterBuilder.STAGE);
+        assertThat(letter.getStage()).isEqualTo(StageName.REWARD.id());
     }
 
     @Test
@@ -163,6 +169,96 @@ class DeadLetterHandlersTest {
                         context(),
                         new Record<>("k", "v", 0L),
                         new EmbeddingException("cannot reach embedding server"));
+
+        assertThat(response.result()).isEqualTo(ProcessingExceptionHandler.Result.FAIL);
+        assertThat(response.deadLetterQueueRecords()).isEmpty();
+    }
+
+    private static ConsumerRecord<byte[], byte[]> framedPrediction() {
+        return new ConsumerRecord<>(
+                "rwml.r0.predictions",
+                2,
+                17,
+                "k".getBytes(StandardCharsets.UTF_8),
+                new byte[] {0, 0, 0, 0, 7, 2, 4});
+    }
+
+    @Test
+    void shouldFailTheThreadRatherThanDeadLetterWhenTheRegistryIsUnreachable() {
+        final DeadLetterHandlers.Deserialization handler = new DeadLetterHandlers.Deserialization();
+        handler.configure(configs());
+
+        final DeserializationExceptionHandler.Response response =
+                handler.handleError(
+                        context(),
+                        framedPrediction(),
+                        new RegistryUnreachableException(
+                                "http://registry:8081",
+                                5,
+                                new ConnectException("Connection refused")));
+
+        assertThat(response.result()).isEqualTo(DeserializationExceptionHandler.Result.FAIL);
+        assertThat(response.deadLetterQueueRecords()).isEmpty();
+        assertThat(metrics.total("rwml.reward.dead.letters")).isZero();
+    }
+
+    @Test
+    void shouldFailTheThreadRatherThanDeadLetterWhenTheRegistryRefusesTheCredentials() {
+        final DeadLetterHandlers.Deserialization handler = new DeadLetterHandlers.Deserialization();
+        handler.configure(configs());
+
+        final DeserializationExceptionHandler.Response response =
+                handler.handleError(
+                        context(),
+                        framedPrediction(),
+                        new RegistryUnauthorizedException(
+                                "http://registry:8081",
+                                "read schema id 7",
+                                "Unauthorized",
+                                401,
+                                40101));
+
+        assertThat(response.result()).isEqualTo(DeserializationExceptionHandler.Result.FAIL);
+        assertThat(response.deadLetterQueueRecords()).isEmpty();
+    }
+
+    @Test
+    void shouldStillDeadLetterASchemaIdTheRegistrySaysItDoesNotKnow() {
+        final DeadLetterHandlers.Deserialization handler = new DeadLetterHandlers.Deserialization();
+        handler.configure(configs());
+
+        final DeserializationExceptionHandler.Response response =
+                handler.handleError(
+                        context(),
+                        framedPrediction(),
+                        new EventDecodingException(
+                                EventDecodingException.Reason.UNKNOWN_SCHEMA_ID,
+                                "rwml.r0.predictions",
+                                "schema id 7 is not registered",
+                                UnknownSchemaException.forId(
+                                        7, "http://registry:8081", 404, 40403)));
+
+        assertThat(response.result()).isEqualTo(DeserializationExceptionHandler.Result.RESUME);
+        final ProducerRecord<byte[], byte[]> record = response.deadLetterQueueRecords().get(0);
+        assertThat(record.headers().lastHeader(DeadLetters.REASON_HEADER).value())
+                .asString(StandardCharsets.UTF_8)
+                .isEqualTo("UNKNOWN_SCHEMA_ID");
+        assertThat(decode(record).getStage()).isEqualTo(StageName.REWARD.id());
+    }
+
+    @Test
+    void shouldFailTheThreadRatherThanDeadLetterWhenTheRegistryIsUnreachableInAProcessor() {
+        final DeadLetterHandlers.Processing handler = new DeadLetterHandlers.Processing();
+        handler.configure(configs());
+
+        final ProcessingExceptionHandler.Response response =
+                handler.handleError(
+                        context(),
+                        new Record<>("k", "v", 0L),
+                        new RegistryUnreachableException(
+                                "http://registry:8081",
+                                5,
+                                new ConnectException("Connection refused")));
 
         assertThat(response.result()).isEqualTo(ProcessingExceptionHandler.Result.FAIL);
         assertThat(response.deadLetterQueueRecords()).isEmpty();
