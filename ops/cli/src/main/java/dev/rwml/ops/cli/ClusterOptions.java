@@ -44,6 +44,25 @@ final class ClusterOptions {
             description = "Where `rwml up` keeps its data (default: ${DEFAULT-VALUE}).")
     private Path dataDir;
 
+    /** The addresses given as flags (the highest source of a stage's settings). */
+    Map<String, String> flags() {
+        final Map<String, String> flags = new HashMap<>();
+        if (bootstrapServers != null && !bootstrapServers.isBlank()) {
+            flags.put(BOOTSTRAP_KEY, bootstrapServers);
+        }
+        if (schemaRegistryUrl != null && !schemaRegistryUrl.isBlank()) {
+            flags.put(REGISTRY_KEY, schemaRegistryUrl);
+        }
+        return flags;
+    }
+
+    /** The addresses of a running {@code rwml up} (the lowest source of a stage's settings). */
+    Map<String, String> runningCluster() {
+        final Map<String, String> up = new HashMap<>(readClusterFile(dataDir));
+        up.keySet().retainAll(java.util.Set.of(BOOTSTRAP_KEY, REGISTRY_KEY));
+        return up;
+    }
+
     /** The bootstrap servers, resolved as the class comment says. */
     String bootstrapServers() {
         return resolve(bootstrapServers, "RWML_BOOTSTRAP_SERVERS", BOOTSTRAP_KEY);

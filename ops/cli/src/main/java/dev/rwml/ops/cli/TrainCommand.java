@@ -3,9 +3,6 @@ package dev.rwml.ops.cli;
 import dev.rwml.ops.cli.metrics.MetricsOptions;
 import dev.rwml.trainer.TrainerApp;
 import dev.rwml.trainer.TrainerConfig;
-import java.io.IOException;
-import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -23,7 +20,7 @@ import picocli.CommandLine.Spec;
                         + " the consumed offsets.")
 final class TrainCommand implements Callable<Integer> {
 
-    @Option(names = "--run", required = true, paramLabel = "NAME", description = "The run.")
+    @Option(names = "--run", paramLabel = "NAME", description = "The run.")
     private String run;
 
     @Option(
@@ -38,23 +35,16 @@ final class TrainCommand implements Callable<Integer> {
     @Spec private CommandSpec spec;
 
     @Override
-    public Integer call() throws IOException {
-        final Map<String, String> fromOptions =
-                new java.util.LinkedHashMap<>(
-                        Map.of(
-                                "bootstrap.servers", cluster.bootstrapServers(),
-                                "schema.registry.url", cluster.schemaRegistryUrl()));
-        if (objective != null) {
-            fromOptions.put("objective", objective);
+    public Integer call() {
+        if (settings.printedHelp(TrainerConfig.DEFINITION, spec.commandLine().getOut())) {
+            return 0;
         }
         final TrainerConfig config =
-                TrainerConfig.load(run, Optional.ofNullable(settings.file), System.getenv())
-                        .with(settings.with(fromOptions));
-        final long version;
+                TrainerConfig.load(
+                        settings.sources(
+                                cluster, StageSettings.flags("run", run, "objective", objective)));
         try (MetricsOptions.Exposure endpoint = metrics.expose()) {
-            version = TrainerApp.run(config);
+            return TrainerApp.run(config);
         }
-        spec.commandLine().getOut().println("rwml train: stopped at version " + version);
-        return 0;
     }
 }
