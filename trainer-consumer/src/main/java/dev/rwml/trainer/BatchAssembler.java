@@ -1,6 +1,8 @@
 package dev.rwml.trainer;
 
 import dev.rwml.events.RewardedGroup;
+import dev.rwml.runtime.errors.ErrorPolicy;
+import dev.rwml.schemas.serde.EventDecodingException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -20,7 +22,8 @@ final class BatchAssembler {
      *
      * @param record the raw record (kept for dead letters)
      * @param group the decoded group, null when undecodable
-     * @param error why it did not decode, null when it did
+     * @param error why it did not decode, null when it did; a fault of the record, never an outage
+     *     (those are retried before a record gets here)
      */
     record Pending(
             ConsumerRecord<byte[], byte[]> record, RewardedGroup group, RuntimeException error) {
@@ -35,7 +38,7 @@ final class BatchAssembler {
         /** A decoded group that will not be trained. */
         void dropped(Pending pending, GroupVerdict verdict);
 
-        /** A record that did not decode. */
+        /** A record that did not decode because of its own fault. */
         void deadLetter(Pending pending);
     }
 
@@ -52,8 +55,25 @@ final class BatchAssembler {
         this.sink = sink;
     }
 
-    /** Appends a consumed record. */
+    /**
+     * Appends a consumed record.
+     *
+     * @throws IllegalArgumentException when it failed because a dependency was out: such a record
+     *     is kept and read again, never dead-lettered
+     */
     void add(final Pending pending, final long currentVersion, final long nowNanos) {
+        if (pending.error() != null && isOutage(pending.error())) {
+            throw new IllegalArgumentException(
+                    "record "
+                            + pending.record().topic()
+                            + "-"
+                            + pending.record().partition()
+                            + "@"
+                            + pending.record().offset()
+                            + " failed because a dependency is out ("
+                            + pending.error().getMessage()
+                            + "); retry it instead of buffering it for the dead-letter topic");
+        }
         queue.addLast(pending);
         if (verdict(pending, currentVersion) == GroupVerdict.TRAIN) {
             trainable++;
@@ -70,6 +90,16 @@ final class BatchAssembler {
                 && verdict(queue.peekFirst(), currentVersion) != GroupVerdict.TRAIN) {
             release(queue.removeFirst(), currentVersion);
         }
+    }
+
+    /**
+     * Whether a decoding failure means a dependency (the schema registry) is out rather than that
+     * the record is bad. An {@link EventDecodingException} is the decoder's verdict on the bytes
+     * (unknown schema id after the registry answered, malformed payload) and is never an outage,
+     * even when Avro's own {@code IOException} is its cause.
+     */
+    static boolean isOutage(final RuntimeException error) {
+        return !(error instanceof EventDecodingException) && ErrorPolicy.isOutage(error);
     }
 
     /** A full batch is waiting, or a partial one has waited {@code batchTimeout} for more. */

@@ -3,7 +3,9 @@ package dev.rwml.trainer;
 import dev.rwml.events.DeadLetter;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.RewardedGroup;
+import dev.rwml.runtime.StageName;
 import dev.rwml.schemas.deadletter.DeadLetters;
+import dev.rwml.schemas.registry.SchemaRegistryException;
 import dev.rwml.schemas.serde.EventSerde;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.RunTopics;
@@ -22,6 +24,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -32,6 +35,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -51,6 +55,14 @@ import org.slf4j.LoggerFactory;
  * rwml.<run>.models} / {@code .model-chunks} in one Kafka transaction with the offsets it trained
  * on. Undecodable records go to {@code rwml.<run>.dead-letters} in the same transaction.
  *
+ * <p>A record that cannot be decoded because the schema registry is out (unreachable, 5xx,
+ * timeouts: {@link BatchAssembler#isOutage}) is not the record's fault: the trainer keeps it, seeks
+ * back to it, waits (exponentially, up to {@link #MAX_OUTAGE_BACKOFF}) and reads it again, and
+ * never commits past it. Records passed over without a step (skipped groups, dead letters) are
+ * committed in a transaction of their own, without a version, once a batch of them or {@code
+ * batchTimeout} has gone by, so the lag does not grow while nothing trains; the next version's
+ * lineage and counters still include them (see {@link TrainingWindow}).
+ *
  * <p>A crash at any point leaves either the old version with the old offsets or the new version
  * with the new ones: on start it fences the previous instance (transactional id {@code
  * rwml-trainer-<run>}), loads the latest version and resumes from the offsets committed with it.
@@ -58,8 +70,11 @@ import org.slf4j.LoggerFactory;
 public final class TrainerLoop implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(TrainerLoop.class);
-    private static final String STAGE = "trainer";
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration FIRST_OUTAGE_BACKOFF = Duration.ofSeconds(1);
+
+    /** The longest wait between two attempts to read a record while the registry is out. */
+    static final Duration MAX_OUTAGE_BACKOFF = Duration.ofSeconds(30);
 
     private final TrainerConfig config;
     private final PolicyTrainerFactory factory;
@@ -278,6 +293,8 @@ public final class TrainerLoop implements AutoCloseable {
         private boolean inTransaction;
         private boolean paused;
         private long lastPublishNanos = System.nanoTime();
+        private long passedOverSinceNanos = System.nanoTime();
+        private final Backoff outage = new Backoff(FIRST_OUTAGE_BACKOFF, MAX_OUTAGE_BACKOFF);
 
         Session(
                 final KafkaProducer<byte[], byte[]> producer,
@@ -302,9 +319,7 @@ public final class TrainerLoop implements AutoCloseable {
         void loop() {
             assignFromCommittedOffsets();
             while (running) {
-                for (final ConsumerRecord<byte[], byte[]> r : consumer.poll(config.pollTimeout())) {
-                    assembler.add(decode(r), state.version, System.nanoTime());
-                }
+                intake(consumer.poll(config.pollTimeout()));
                 assembler.dropLeading(state.version);
                 while (running && assembler.batchReady(System.nanoTime())) {
                     train(assembler.take(state.version));
@@ -313,6 +328,11 @@ public final class TrainerLoop implements AutoCloseable {
                         publish();
                     }
                 }
+                // Steps taken before a run of groups that never fill a batch still publish on time.
+                if (running && publishDue()) {
+                    publish();
+                }
+                commitPassedOverIfDue(System.nanoTime());
                 applyBackPressure();
                 if (finishRequested && caughtUp()) {
                     flush();
@@ -373,7 +393,143 @@ public final class TrainerLoop implements AutoCloseable {
                 start.put(tp, from);
             }
             window.start(start);
+            final Map<TopicPartition, String> metadata = new HashMap<>();
+            committed.forEach(
+                    (tp, c) -> {
+                        if (c != null) {
+                            metadata.put(tp, c.metadata());
+                        }
+                    });
             LOG.info("Trainer of run {} consumes {} from {}", config.run(), topic, start);
+            if (window.restore(metadata, state.version)) {
+                LOG.info(
+                        "Trainer of run {}: groups skipped since version {} were committed"
+                                + " without a version; version {} accounts for them (lineage {})",
+                        config.run(),
+                        state.version,
+                        state.version + 1,
+                        window.lineage());
+            }
+        }
+
+        /**
+         * Decodes and buffers polled records in order. When one fails because the registry is out,
+         * it and every record after it are given back (each partition seeks to its first record not
+         * buffered) and the loop waits before polling them again: nothing after the failed record
+         * is buffered, so no offset past it is committed.
+         */
+        private void intake(final ConsumerRecords<byte[], byte[]> polled) {
+            final Iterator<ConsumerRecord<byte[], byte[]>> records = polled.iterator();
+            while (records.hasNext()) {
+                final ConsumerRecord<byte[], byte[]> r = records.next();
+                final BatchAssembler.Pending p = decode(r);
+                if (p.error() != null && BatchAssembler.isOutage(p.error())) {
+                    rewind(r, records);
+                    awaitOutage(r, p.error());
+                    return;
+                }
+                if (p.error() instanceof SchemaRegistryException refused) {
+                    // Not the record's fault and not passing (credentials, a non-Avro schema):
+                    // dead-lettering would lose every record; stopping keeps them uncommitted.
+                    throw new IllegalStateException(
+                            "the schema registry at "
+                                    + config.schemaRegistryUrl()
+                                    + " refused to resolve "
+                                    + r.topic()
+                                    + "-"
+                                    + r.partition()
+                                    + "@"
+                                    + r.offset()
+                                    + " ("
+                                    + refused.getMessage()
+                                    + "); fix the registry settings and restart the trainer,"
+                                    + " which resumes at that record",
+                            refused);
+                }
+                if (outage.attempts() > 0) {
+                    LOG.info(
+                            "Trainer of run {}: the schema registry at {} answers again after {}"
+                                    + " attempt(s); reading resumes at {}-{}@{}",
+                            config.run(),
+                            config.schemaRegistryUrl(),
+                            outage.attempts(),
+                            r.topic(),
+                            r.partition(),
+                            r.offset());
+                    outage.reset();
+                }
+                assembler.add(p, state.version, System.nanoTime());
+            }
+        }
+
+        /**
+         * Seeks each partition of {@code first} and {@code rest} to its first record among them.
+         */
+        private void rewind(
+                final ConsumerRecord<byte[], byte[]> first,
+                final Iterator<ConsumerRecord<byte[], byte[]>> rest) {
+            final Map<TopicPartition, Long> to = new HashMap<>();
+            to.put(new TopicPartition(first.topic(), first.partition()), first.offset());
+            rest.forEachRemaining(
+                    r -> to.putIfAbsent(new TopicPartition(r.topic(), r.partition()), r.offset()));
+            to.forEach(consumer::seek);
+        }
+
+        private void awaitOutage(final ConsumerRecord<byte[], byte[]> r, final Throwable error) {
+            final Duration wait = outage.next();
+            metrics.outageRetries.increment();
+            LOG.warn(
+                    "Trainer of run {}: the schema registry at {} is unavailable, so {}-{}@{}"
+                            + " cannot be decoded; it is kept (not dead-lettered, nothing is"
+                            + " committed past it) and read again in {} ms (attempt {}): {}",
+                    config.run(),
+                    config.schemaRegistryUrl(),
+                    r.topic(),
+                    r.partition(),
+                    r.offset(),
+                    wait.toMillis(),
+                    outage.attempts(),
+                    error.getMessage());
+            try {
+                stopRequested.await(wait.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+                running = false;
+            }
+        }
+
+        /**
+         * Commits the offsets of records passed over without a step (skipped groups, dead letters)
+         * in a transaction of their own once a batch of them is done or {@code batchTimeout} went
+         * by since the first: when a step would have come, so an idle trainer's lag stays zero.
+         * Only while no step is pending (those offsets commit with their version); the window stays
+         * open, so the next version's lineage and counters include the skipped records.
+         */
+        private void commitPassedOverIfDue(final long nowNanos) {
+            if (window.steps() > 0 || window.uncommitted() == 0) {
+                passedOverSinceNanos = nowNanos;
+                return;
+            }
+            if (window.uncommitted() < config.batchSize()
+                    && nowNanos - passedOverSinceNanos < config.batchTimeout().toNanos()) {
+                return;
+            }
+            final Map<TopicPartition, OffsetAndMetadata> offsets =
+                    window.offsetsToCommitWithoutVersion(state.version);
+            ensureTransaction();
+            producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
+            producer.commitTransaction();
+            inTransaction = false;
+            LOG.debug(
+                    "Trainer of run {}: committed {} record(s) passed over without a step on top"
+                            + " of version {}: {}",
+                    config.run(),
+                    window.uncommitted(),
+                    state.version,
+                    offsets);
+            window.committedWithoutVersion();
+            metrics.skippedCommits.increment();
+            passedOverSinceNanos = nowNanos;
         }
 
         private BatchAssembler.Pending decode(final ConsumerRecord<byte[], byte[]> r) {
@@ -412,7 +568,8 @@ public final class TrainerLoop implements AutoCloseable {
                     r.partition(),
                     r.offset(),
                     p.error().getMessage());
-            final DeadLetter letter = DeadLetters.of(STAGE, r, p.error(), Instant.now());
+            final DeadLetter letter =
+                    DeadLetters.of(StageName.TRAINER.id(), r, p.error(), Instant.now());
             final ProducerRecord<byte[], DeadLetter> out =
                     DeadLetters.toDeadLetterTopic(
                             topics.deadLetters(), letter, DeadLetters.reasonOf(p.error()));

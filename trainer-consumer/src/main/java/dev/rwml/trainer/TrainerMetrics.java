@@ -16,6 +16,8 @@ final class TrainerMetrics {
     final Counter skippedZeroAdvantage;
     final Counter skippedNotKept;
     final Counter deadLettered;
+    final Counter outageRetries;
+    final Counter skippedCommits;
     final Counter versions;
     final Timer stepLatency;
     final Timer publishLatency;
@@ -33,6 +35,8 @@ final class TrainerMetrics {
         skippedNotKept =
                 registry.counter("rwml.trainer.groups.dropped", "run", run, "reason", "not-kept");
         deadLettered = registry.counter("rwml.trainer.dead.letters", "run", run);
+        outageRetries = registry.counter("rwml.trainer.outage.retries", "run", run);
+        skippedCommits = registry.counter("rwml.trainer.skipped.commits", "run", run);
         versions = registry.counter("rwml.trainer.versions.published", "run", run);
         stepLatency = registry.timer("rwml.trainer.step.latency", "run", run);
         publishLatency = registry.timer("rwml.trainer.publish.latency", "run", run);

@@ -16,6 +16,13 @@ import org.apache.kafka.common.TopicPartition;
  * Everything processed since the last published version: the offset frontier per input partition
  * (committed with the next version), lineage ranges, counters, metric sums and the trained
  * transition ids. Not thread-safe: the trainer loop owns it.
+ *
+ * <p>Records passed over without a step (skipped groups, dead letters) may be committed before the
+ * next version ({@link #offsetsToCommitWithoutVersion}) so the trainer's lag does not grow while
+ * nothing trains. Such a commit keeps the window open: the skipped ranges stay in the next
+ * version's lineage and counters, and the commit's offset metadata records where that lineage
+ * starts and what was skipped, so a restart in between ({@link #restore}) still publishes a lineage
+ * contiguous with the parent's.
  */
 final class TrainingWindow {
 
@@ -29,6 +36,7 @@ final class TrainingWindow {
     private long droppedStale;
     private long skippedZeroAdvantage;
     private long skippedNotKept;
+    private long uncommitted;
     private double rewardSum;
     private double passRateSum;
     private double lossSum;
@@ -49,6 +57,12 @@ final class TrainingWindow {
     void processed(final TopicPartition tp, final long offset) {
         from.putIfAbsent(tp, offset);
         until.merge(tp, offset + 1, Math::max);
+        uncommitted++;
+    }
+
+    /** Records marked done since the last commit (with or without a version). */
+    long uncommitted() {
+        return uncommitted;
     }
 
     /**
@@ -103,6 +117,70 @@ final class TrainingWindow {
         final Map<TopicPartition, OffsetAndMetadata> offsets = new LinkedHashMap<>();
         until.forEach((tp, off) -> offsets.put(tp, new OffsetAndMetadata(off)));
         return offsets;
+    }
+
+    /**
+     * The offsets to commit while no step was taken since the last version: the frontier, each with
+     * metadata naming {@code parentVersion}, where the next version's lineage starts on that
+     * partition and the groups skipped so far. Only skipped and dead-lettered records lie behind
+     * the frontier, so committing it loses no training; the window stays open.
+     *
+     * @throws IllegalStateException when a step was taken: those groups commit with their version
+     */
+    Map<TopicPartition, OffsetAndMetadata> offsetsToCommitWithoutVersion(final long parentVersion) {
+        if (steps > 0) {
+            throw new IllegalStateException(
+                    "groups trained since version "
+                            + parentVersion
+                            + " are committed only with the version that holds them");
+        }
+        final Map<TopicPartition, OffsetAndMetadata> offsets = new LinkedHashMap<>();
+        until.forEach(
+                (tp, off) ->
+                        offsets.put(
+                                tp,
+                                new OffsetAndMetadata(
+                                        off,
+                                        new Carryover(
+                                                        parentVersion,
+                                                        from.getOrDefault(tp, off),
+                                                        droppedStale,
+                                                        skippedZeroAdvantage,
+                                                        skippedNotKept)
+                                                .encode())));
+        return offsets;
+    }
+
+    /** The offsets from {@link #offsetsToCommitWithoutVersion} were committed. */
+    void committedWithoutVersion() {
+        uncommitted = 0;
+    }
+
+    /**
+     * After {@link #start}, takes back what an offsets-only commit after {@code version} left in
+     * the committed offsets' metadata: the lineage start of each partition and the skip counters.
+     * Metadata of another version, of a version's own commit (empty) or unreadable is ignored.
+     *
+     * @return whether anything was restored
+     */
+    boolean restore(final Map<TopicPartition, String> metadata, final long version) {
+        boolean restored = false;
+        for (final Map.Entry<TopicPartition, String> e : metadata.entrySet()) {
+            final Carryover c = Carryover.parse(e.getValue());
+            final Long position = until.get(e.getKey());
+            if (c == null || c.parentVersion() != version || position == null) {
+                continue;
+            }
+            from.put(e.getKey(), Math.min(c.lineageFrom(), position));
+            if (!restored) {
+                // Every partition of one commit carries the same counters: take them once.
+                droppedStale = c.droppedStale();
+                skippedZeroAdvantage = c.skippedZeroAdvantage();
+                skippedNotKept = c.skippedNotKept();
+                restored = true;
+            }
+        }
+        return restored;
     }
 
     /** The [from, until) ranges of the partitions that advanced in this window. */
@@ -173,11 +251,69 @@ final class TrainingWindow {
         droppedStale = 0;
         skippedZeroAdvantage = 0;
         skippedNotKept = 0;
+        uncommitted = 0;
         rewardSum = 0;
         passRateSum = 0;
         lossSum = 0;
         klSum = 0;
         clipSum = 0;
         gradNormSum = 0;
+    }
+
+    /**
+     * What an offsets-only commit hands to the next version, as committed offset metadata: {@code
+     * rwml-trainer/1 parent=3 lineageFrom=10 droppedStale=0 skippedZeroAdvantage=2
+     * skippedNotKept=1}.
+     */
+    record Carryover(
+            long parentVersion,
+            long lineageFrom,
+            long droppedStale,
+            long skippedZeroAdvantage,
+            long skippedNotKept) {
+
+        private static final String TAG = "rwml-trainer/1";
+
+        String encode() {
+            return TAG
+                    + " parent="
+                    + parentVersion
+                    + " lineageFrom="
+                    + lineageFrom
+                    + " droppedStale="
+                    + droppedStale
+                    + " skippedZeroAdvantage="
+                    + skippedZeroAdvantage
+                    + " skippedNotKept="
+                    + skippedNotKept;
+        }
+
+        /** The carryover in {@code metadata}, or null when it holds none. */
+        static Carryover parse(final String metadata) {
+            if (metadata == null || !metadata.startsWith(TAG + " ")) {
+                return null;
+            }
+            final Map<String, Long> fields = new LinkedHashMap<>();
+            for (final String part : metadata.substring(TAG.length()).trim().split(" +")) {
+                final int eq = part.indexOf('=');
+                if (eq < 1) {
+                    return null;
+                }
+                try {
+                    fields.put(part.substring(0, eq), Long.parseLong(part.substring(eq + 1)));
+                } catch (final NumberFormatException e) {
+                    return null;
+                }
+            }
+            if (!fields.containsKey("parent") || !fields.containsKey("lineageFrom")) {
+                return null;
+            }
+            return new Carryover(
+                    fields.get("parent"),
+                    fields.get("lineageFrom"),
+                    fields.getOrDefault("droppedStale", 0L),
+                    fields.getOrDefault("skippedZeroAdvantage", 0L),
+                    fields.getOrDefault("skippedNotKept", 0L));
+        }
     }
 }

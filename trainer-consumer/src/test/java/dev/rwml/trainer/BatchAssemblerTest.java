@@ -1,8 +1,15 @@
 package dev.rwml.trainer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rwml.events.RewardedGroup;
+import dev.rwml.schemas.registry.RegistryUnreachableException;
+import dev.rwml.schemas.registry.SchemaRegistryException;
+import dev.rwml.schemas.registry.UnknownSchemaException;
+import dev.rwml.schemas.serde.EventDecodingException;
+import java.io.IOException;
+import java.net.ConnectException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -101,6 +108,67 @@ class BatchAssemblerTest {
         assertThat(deadLettered).containsExactly(0L);
         assertThat(window.offsetsToCommit().get(P0).offset()).isEqualTo(1);
         assertThat(assembler.size()).isZero();
+    }
+
+    private static BatchAssembler.Pending failed(final long offset, final RuntimeException error) {
+        return new BatchAssembler.Pending(
+                new ConsumerRecord<>(
+                        P0.topic(), P0.partition(), offset, new byte[0], new byte[] {0}),
+                null,
+                error);
+    }
+
+    @Test
+    void shouldRefuseToDeadLetterARecordThatFailedBecauseTheRegistryIsOut() {
+        window.start(Map.of(P0, 0L));
+        final RuntimeException unreachable =
+                new RegistryUnreachableException(
+                        "http://registry:8081", 5, new ConnectException("refused"));
+        assertThatThrownBy(() -> assembler.add(failed(0, unreachable), 0, 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("rwml.r.rewards-0@0")
+                .hasMessageContaining("retry it");
+        assertThatThrownBy(
+                        () ->
+                                assembler.add(
+                                        failed(0, new SchemaRegistryException("HTTP 503", 503, -1)),
+                                        0,
+                                        0))
+                .isInstanceOf(IllegalArgumentException.class);
+        assembler.dropLeading(0);
+        assertThat(deadLettered).isEmpty();
+        assertThat(window.offsetsToCommit().get(P0).offset()).isZero();
+    }
+
+    @Test
+    void shouldStillDeadLetterRecordsTheRegistryAnsweredForOrThatAreMalformed() {
+        window.start(Map.of(P0, 0L));
+        final UnknownSchemaException unknown =
+                UnknownSchemaException.forId(99, "http://registry:8081", 404, 40403);
+        assembler.add(
+                failed(
+                        0,
+                        new EventDecodingException(
+                                EventDecodingException.Reason.UNKNOWN_SCHEMA_ID,
+                                P0.topic(),
+                                unknown.getMessage(),
+                                unknown)),
+                0,
+                0);
+        // Avro's own IOException as the cause is still the bytes' fault, not a dropped connection.
+        assembler.add(
+                failed(
+                        1,
+                        new EventDecodingException(
+                                EventDecodingException.Reason.UNDECODABLE_PAYLOAD,
+                                P0.topic(),
+                                "bad",
+                                new IOException("bad"))),
+                0,
+                0);
+        assembler.dropLeading(0);
+        assertThat(deadLettered).containsExactly(0L, 1L);
+        assertThat(window.offsetsToCommit().get(P0).offset()).isEqualTo(2);
     }
 
     @Test

@@ -9,6 +9,7 @@ import dev.rwml.events.RewardedGroup;
 import dev.rwml.ops.embedded.KafkaStack;
 import dev.rwml.worldmodel.checkpoint.Checkpoint;
 import dev.rwml.worldmodel.tokenizer.WorldModelTokenizer;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,6 +22,9 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.BeforeAll;
@@ -40,6 +44,8 @@ class TrainerIT {
 
     private static final AtomicInteger RUNS = new AtomicInteger();
     private static final Duration WAIT = Duration.ofSeconds(180);
+    private static final String DEAD_LETTERS = "rwml.trainer.dead.letters";
+    private static final String OUTAGE_RETRIES = "rwml.trainer.outage.retries";
     private static int vocab;
 
     @TempDir java.nio.file.Path dir;
@@ -301,6 +307,108 @@ class TrainerIT {
     }
 
     @Test
+    void shouldKeepGroupsItCannotDecodeWhileTheRegistryIsUnreachableAndTrainThemWhenItIsBack()
+            throws Exception {
+        final String run = newRun();
+        final Ledger ledger = new Ledger();
+        final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        final List<RewardedGroup> input = groups("outage", 4, 0);
+        try (RegistryProxy registry = RegistryProxy.to(KAFKA.schemaRegistryUrl());
+                KafkaProducer<String, byte[]> p =
+                        TrainerFixture.rewardsProducer(KAFKA.bootstrapServers());
+                TrainerLoop loop =
+                        new TrainerLoop(
+                                config(run, Map.of("schema.registry.url", registry.url())),
+                                WorldModelPolicyTrainer.factory(),
+                                meters,
+                                FaultHook.NONE,
+                                ledger)) {
+            final CompletableFuture<Long> done = start(loop);
+            // Bad bytes are the record's fault: dead-lettered while the registry answers.
+            p.send(
+                    new ProducerRecord<>(
+                            "rwml." + run + ".rewards", "junk/0/0", new byte[] {1, 2, 3}));
+            p.flush();
+            await().atMost(WAIT).until(() -> done.isDone() || count(meters, DEAD_LETTERS) == 1.0);
+
+            registry.stop();
+            TrainerFixture.send(KAFKA.schemaRegistryUrl(), run, p, input);
+            await().atMost(WAIT)
+                    .until(
+                            () ->
+                                    done.isDone()
+                                            || count(meters, DEAD_LETTERS) > 1.0
+                                            || count(meters, OUTAGE_RETRIES) >= 2.0);
+            assertThat(done).isNotDone();
+            assertThat(count(meters, DEAD_LETTERS))
+                    .as("groups the trainer could not decode during the outage are kept")
+                    .isEqualTo(1.0);
+            assertThat(committedOffsets(run)).as("nothing committed past them").isLessThan(2L);
+
+            registry.start();
+            await().atMost(WAIT).until(() -> ledger.versions.size() == 1 || done.isDone());
+            loop.close();
+            assertThat(done.get()).isEqualTo(1L);
+        }
+        assertThat(ledger.trained).containsExactlyInAnyOrderElementsOf(ids(input));
+        assertThat(count(meters, DEAD_LETTERS)).isEqualTo(1.0);
+        assertCoversOnce(ledger.versions, 5);
+    }
+
+    @Test
+    void shouldCommitTheOffsetsOfSkippedGroupsWithoutAVersionAndCountThemInTheNextOne()
+            throws Exception {
+        final String run = newRun();
+        final Ledger ledger = new Ledger();
+        final TrainerConfig config = config(run, Map.of());
+        final List<RewardedGroup> skipped = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            skipped.add(Groups.zeroAdvantage(Groups.group("flat/" + i + "/0", 0, 4, vocab)));
+        }
+        skipped.add(Groups.notKept(Groups.group("easy/0/0", 0, 4, vocab)));
+        try (KafkaProducer<String, byte[]> p =
+                TrainerFixture.rewardsProducer(KAFKA.bootstrapServers())) {
+            TrainerFixture.send(KAFKA.schemaRegistryUrl(), run, p, skipped);
+            try (TrainerLoop first =
+                    new TrainerLoop(
+                            config,
+                            WorldModelPolicyTrainer.factory(),
+                            new SimpleMeterRegistry(),
+                            FaultHook.NONE,
+                            ledger)) {
+                final CompletableFuture<Long> done = start(first);
+                await().atMost(WAIT).until(() -> done.isDone() || committedOffsets(run) == 4L);
+                first.close();
+                assertThat(done.get()).isZero();
+            }
+            assertThat(ledger.versions).as("no version for groups without signal").isEmpty();
+
+            // A restart resumes after the skipped groups and still accounts for them in v1.
+            final List<RewardedGroup> fresh = groups("fresh", 4, 0);
+            TrainerFixture.send(KAFKA.schemaRegistryUrl(), run, p, fresh);
+            try (TrainerLoop second =
+                    new TrainerLoop(
+                            config,
+                            WorldModelPolicyTrainer.factory(),
+                            new SimpleMeterRegistry(),
+                            FaultHook.NONE,
+                            ledger)) {
+                final CompletableFuture<Long> done = start(second);
+                await().atMost(WAIT).until(() -> ledger.versions.size() == 1 || done.isDone());
+                second.close();
+                assertThat(done.get()).isEqualTo(1L);
+            }
+            assertThat(ledger.trained).containsExactlyInAnyOrderElementsOf(ids(fresh));
+        }
+        final ModelVersion v1 = ledger.versions.get(0);
+        assertThat(v1.getCounters().getSkippedZeroAdvantage()).isEqualTo(3);
+        assertThat(v1.getMetrics()).containsEntry("skippedNotKept", 1.0);
+        assertThat(v1.getCounters().getGroups()).isEqualTo(4);
+        assertCoversOnce(ledger.versions, 8);
+        assertThat(committedOffsets(run)).isEqualTo(8L);
+    }
+
+    @Test
     void shouldTrainOnObservedNextStatesInSftMode() throws Exception {
         final String run = newRun();
         final Ledger ledger = new Ledger();
@@ -330,6 +438,30 @@ class TrainerIT {
         assertThat(ledger.versions.get(0).getObjective()).isEqualTo("sft");
         assertThat(ledger.trained).hasSize(4);
         assertThat(ledger.versions.get(0).getMetrics().get("loss")).isPositive();
+    }
+
+    private static double count(final SimpleMeterRegistry meters, final String name) {
+        final Counter c = meters.find(name).counter();
+        return c == null ? 0.0 : c.count();
+    }
+
+    /** The trainer group's committed offsets of the run's rewards, summed over partitions. */
+    private static long committedOffsets(final String run) throws Exception {
+        try (Admin admin =
+                Admin.create(
+                        Map.of(
+                                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                                KAFKA.bootstrapServers()))) {
+            return admin
+                    .listConsumerGroupOffsets(TrainerLoop.transactionalId(run))
+                    .partitionsToOffsetAndMetadata()
+                    .get()
+                    .values()
+                    .stream()
+                    .filter(java.util.Objects::nonNull)
+                    .mapToLong(OffsetAndMetadata::offset)
+                    .sum();
+        }
     }
 
     private static List<String> ids(final List<RewardedGroup> groups) {

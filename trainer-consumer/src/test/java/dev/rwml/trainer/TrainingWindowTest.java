@@ -1,9 +1,12 @@
 package dev.rwml.trainer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rwml.events.OffsetRange;
+import java.util.HashMap;
 import java.util.Map;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
@@ -71,5 +74,94 @@ class TrainingWindowTest {
         assertThat(w.stalenessHistogram()).containsEntry("0", 1L).containsEntry("2", 2L);
         assertThat(w.counters().getTokens()).isEqualTo(40);
         assertThat(w.trainedIds()).containsExactly("a", "b", "c");
+    }
+
+    @Test
+    void shouldCommitSkippedRecordsWithoutAVersionAndKeepThemInTheNextVersionsLineage() {
+        final TrainingWindow w = new TrainingWindow();
+        w.start(Map.of(P0, 10L, P1, 0L));
+        w.processed(P0, 10);
+        w.dropped(GroupVerdict.ZERO_ADVANTAGE);
+        w.processed(P0, 11);
+        w.dropped(GroupVerdict.NOT_KEPT);
+        assertThat(w.uncommitted()).isEqualTo(2);
+
+        final Map<TopicPartition, OffsetAndMetadata> offsets = w.offsetsToCommitWithoutVersion(3);
+        assertThat(offsets.get(P0).offset()).isEqualTo(12);
+        assertThat(offsets.get(P0).metadata())
+                .isEqualTo(
+                        "rwml-trainer/1 parent=3 lineageFrom=10 droppedStale=0"
+                                + " skippedZeroAdvantage=1 skippedNotKept=1");
+        assertThat(offsets.get(P1).offset()).isZero();
+        w.committedWithoutVersion();
+        assertThat(w.uncommitted()).isZero();
+
+        w.processed(P0, 12);
+        w.step(new StepStats(1.0, 0.1, 0.0, 2.0, 10));
+        assertThat(w.lineage())
+                .extracting(
+                        OffsetRange::getPartition,
+                        OffsetRange::getFromOffset,
+                        OffsetRange::getUntilOffset)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(0, 10L, 13L));
+        assertThat(w.counters().getSkippedZeroAdvantage()).isEqualTo(1);
+        assertThat(w.metrics()).containsEntry("skippedNotKept", 1.0);
+        assertThat(w.offsetsToCommit().get(P0).metadata()).isEmpty();
+    }
+
+    @Test
+    void shouldRefuseToCommitTrainedGroupsWithoutTheirVersion() {
+        final TrainingWindow w = new TrainingWindow();
+        w.start(Map.of(P0, 0L));
+        w.processed(P0, 0);
+        w.step(new StepStats(1.0, 0.1, 0.0, 2.0, 10));
+        assertThatThrownBy(() -> w.offsetsToCommitWithoutVersion(0))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("only with the version");
+    }
+
+    @Test
+    void shouldResumeTheLineageAndSkipCountersOfAnOffsetsOnlyCommitAfterARestart() {
+        final TrainingWindow before = new TrainingWindow();
+        before.start(Map.of(P0, 4L, P1, 7L));
+        before.processed(P0, 4);
+        before.dropped(GroupVerdict.STALE);
+        before.processed(P0, 5);
+        before.dropped(GroupVerdict.ZERO_ADVANTAGE);
+        final Map<TopicPartition, String> metadata = new HashMap<>();
+        before.offsetsToCommitWithoutVersion(2).forEach((tp, o) -> metadata.put(tp, o.metadata()));
+
+        // The restarted trainer resumes at the committed offsets, P0 at 6.
+        final TrainingWindow after = new TrainingWindow();
+        after.start(Map.of(P0, 6L, P1, 7L));
+        assertThat(after.restore(metadata, 2)).isTrue();
+        after.processed(P1, 7);
+        assertThat(after.lineage())
+                .extracting(
+                        OffsetRange::getPartition,
+                        OffsetRange::getFromOffset,
+                        OffsetRange::getUntilOffset)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(0, 4L, 6L),
+                        org.assertj.core.groups.Tuple.tuple(1, 7L, 8L));
+        assertThat(after.counters().getDroppedStale()).isEqualTo(1);
+        assertThat(after.counters().getSkippedZeroAdvantage()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldIgnoreOffsetMetadataLeftOnTopOfAnotherVersionOrByAVersionCommit() {
+        final TrainingWindow w = new TrainingWindow();
+        w.start(Map.of(P0, 6L, P1, 3L));
+        final Map<TopicPartition, String> metadata =
+                Map.of(
+                        P0,
+                        "rwml-trainer/1 parent=1 lineageFrom=4 droppedStale=5"
+                                + " skippedZeroAdvantage=0 skippedNotKept=0",
+                        P1,
+                        "");
+        assertThat(w.restore(metadata, 2)).isFalse();
+        assertThat(w.restore(Map.of(P0, "rwml-trainer/1 parent=x"), 2)).isFalse();
+        assertThat(w.lineage()).isEmpty();
+        assertThat(w.counters().getDroppedStale()).isZero();
     }
 }
