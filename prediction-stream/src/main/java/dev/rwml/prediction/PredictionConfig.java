@@ -164,9 +164,9 @@ public record PredictionConfig(
                 .define(
                         "state.dir",
                         Type.STRING,
-                        Path.of(System.getProperty("java.io.tmpdir"), "rwml-streams").toString(),
+                        "",
                         Importance.LOW,
-                        "Kafka Streams state directory.")
+                        "Kafka Streams state directory; empty: rwml-streams in java.io.tmpdir.")
                 .define(
                         "transaction.timeout",
                         Type.STRING,
@@ -204,7 +204,9 @@ public record PredictionConfig(
                 new LinkedHashSet<>(s.getList("select.splits")),
                 s.getInt("prompt.max.tokens"),
                 OverLengthPolicy.parse(s.getString("prompt.over.length")),
-                Path.of(s.getString("state.dir")),
+                s.getString("state.dir").isBlank()
+                        ? Path.of(System.getProperty("java.io.tmpdir"), "rwml-streams")
+                        : Path.of(s.getString("state.dir")),
                 s.getDuration("transaction.timeout"),
                 s.under(STREAMS_PREFIX),
                 offsets(s.getString("stop.at")));

@@ -46,6 +46,8 @@ public final class SettingsDefinition {
     public static final String BROKER_TIMEOUT = "broker.timeout";
 
     private static final Pattern RUN_NAME = Pattern.compile("[A-Za-z0-9_-]{1,100}");
+    private static final ConfigDef COMMON = defineCommon(new ConfigDef());
+    private static final String TABLE_HEAD = "| key | default | meaning |\n|---|---|---|\n";
 
     private final StageName stage;
     private final ConfigDef definition;
@@ -68,68 +70,68 @@ public final class SettingsDefinition {
             final StageName stage,
             final Consumer<ConfigDef> stageKeys,
             final List<String> passthroughPrefixes) {
-        final ConfigDef def =
-                new ConfigDef()
-                        .define(
-                                RUN,
-                                Type.STRING,
-                                ConfigDef.NO_DEFAULT_VALUE,
-                                (name, value) -> {
-                                    if (value == null
-                                            || !RUN_NAME.matcher(value.toString()).matches()) {
-                                        throw new ConfigException(
-                                                name,
-                                                value,
-                                                "a run name is 1-100 letters, digits, _ or -");
-                                    }
-                                },
-                                Importance.HIGH,
-                                "The run (training lineage): topics rwml.<run>.*, group ids"
-                                        + " rwml-<run>-<stage>.")
-                        .define(
-                                Connection.BOOTSTRAP_SERVERS,
-                                Type.STRING,
-                                ConfigDef.NO_DEFAULT_VALUE,
-                                new ConfigDef.NonEmptyString(),
-                                Importance.HIGH,
-                                "Kafka bootstrap servers (default: a running `rwml up`). Every"
-                                        + " Kafka client also gets security.protocol, sasl.*"
-                                        + " and ssl.* settings.")
-                        .define(
-                                Connection.SCHEMA_REGISTRY_URL,
-                                Type.STRING,
-                                ConfigDef.NO_DEFAULT_VALUE,
-                                new ConfigDef.NonEmptyString(),
-                                Importance.HIGH,
-                                "Confluent-compatible registry URL(s), comma-separated (default: a"
-                                        + " running `rwml up`). Every registry client also gets"
-                                        + " basic.auth.* and schema.registry.ssl.* settings.")
-                        .define(
-                                RESTART_MAX,
-                                Type.INT,
-                                3,
-                                ConfigDef.Range.atLeast(0),
-                                Importance.LOW,
-                                "Crashes of the processing thread restarted within"
-                                        + " restart.window before the stage stops (exit 1)."
-                                        + " Outages are waited out and never count.")
-                        .define(
-                                RESTART_WINDOW,
-                                Type.STRING,
-                                "PT10M",
-                                Durations.atLeast(Duration.ofSeconds(1)),
-                                Importance.LOW,
-                                "The sliding window restart.max is counted in.")
-                        .define(
-                                BROKER_TIMEOUT,
-                                Type.STRING,
-                                "PT2M",
-                                Durations.atLeast(Duration.ofSeconds(1)),
-                                Importance.LOW,
-                                "How long the Kafka cluster may stay unreachable before the stage"
-                                        + " stops (exit 1) for its supervisor to restart it.");
+        final ConfigDef def = defineCommon(new ConfigDef());
         stageKeys.accept(def);
         return new SettingsDefinition(stage, def, passthroughPrefixes);
+    }
+
+    /** The keys every stage has, in the order the tables show them. */
+    private static ConfigDef defineCommon(final ConfigDef def) {
+        return def.define(
+                        RUN,
+                        Type.STRING,
+                        ConfigDef.NO_DEFAULT_VALUE,
+                        (name, value) -> {
+                            if (value == null || !RUN_NAME.matcher(value.toString()).matches()) {
+                                throw new ConfigException(
+                                        name, value, "a run name is 1-100 letters, digits, _ or -");
+                            }
+                        },
+                        Importance.HIGH,
+                        "The run (training lineage): topics rwml.<run>.*, group ids"
+                                + " rwml-<run>-<stage>.")
+                .define(
+                        Connection.BOOTSTRAP_SERVERS,
+                        Type.STRING,
+                        ConfigDef.NO_DEFAULT_VALUE,
+                        new ConfigDef.NonEmptyString(),
+                        Importance.HIGH,
+                        "Kafka bootstrap servers (default: a running `rwml up`). Every"
+                                + " Kafka client also gets security.protocol, sasl.*"
+                                + " and ssl.* settings.")
+                .define(
+                        Connection.SCHEMA_REGISTRY_URL,
+                        Type.STRING,
+                        ConfigDef.NO_DEFAULT_VALUE,
+                        new ConfigDef.NonEmptyString(),
+                        Importance.HIGH,
+                        "Confluent-compatible registry URL(s), comma-separated (default: a"
+                                + " running `rwml up`). Every registry client also gets"
+                                + " basic.auth.* and schema.registry.ssl.* settings.")
+                .define(
+                        RESTART_MAX,
+                        Type.INT,
+                        3,
+                        ConfigDef.Range.atLeast(0),
+                        Importance.LOW,
+                        "Crashes of the processing thread restarted within"
+                                + " restart.window before the stage stops (exit 1)."
+                                + " Outages are waited out and never count.")
+                .define(
+                        RESTART_WINDOW,
+                        Type.STRING,
+                        "PT10M",
+                        Durations.atLeast(Duration.ofSeconds(1)),
+                        Importance.LOW,
+                        "The sliding window restart.max is counted in.")
+                .define(
+                        BROKER_TIMEOUT,
+                        Type.STRING,
+                        "PT2M",
+                        Durations.atLeast(Duration.ofSeconds(1)),
+                        Importance.LOW,
+                        "How long the Kafka cluster may stay unreachable before the stage"
+                                + " stops (exit 1) for its supervisor to restart it.");
     }
 
     /** The stage these settings belong to. */
@@ -203,33 +205,55 @@ public final class SettingsDefinition {
                 || passthroughPrefixes.stream().anyMatch(key::startsWith);
     }
 
-    /** The stage's table as Markdown: key, default, meaning; the README's tables are these. */
+    /** The stage's own keys as a Markdown table (key, default, meaning), then its prefixes. */
     public String markdownTable() {
-        final StringBuilder out = new StringBuilder("| key | default | meaning |\n|---|---|---|\n");
+        final StringBuilder out = new StringBuilder(TABLE_HEAD);
         for (final ConfigDef.ConfigKey key : definition.configKeys().values()) {
-            final String def =
-                    !key.hasDefault()
-                            ? "required"
-                            : key.defaultValue == null || key.defaultValue.toString().isEmpty()
-                                    ? "empty"
-                                    : "`"
-                                            + ConfigDef.convertToString(key.defaultValue, key.type)
-                                            + "`";
-            out.append("| `")
-                    .append(key.name)
-                    .append("` | ")
-                    .append(def)
-                    .append(" | ")
-                    .append(key.documentation.replace("|", "\\|"))
-                    .append(" |\n");
+            if (!COMMON.names().contains(key.name)) {
+                appendRow(out, key);
+            }
         }
         for (final String prefix : passthroughPrefixes) {
-            out.append("| `")
-                    .append(prefix)
-                    .append(
-                            "*` | | passed on without the prefix (see the stage's documentation) |\n");
+            out.append("| `").append(prefix).append("*` | | passed on without the prefix |\n");
         }
         return out.toString();
+    }
+
+    /** The keys every stage has, as a Markdown table, then the connection's prefixes. */
+    public static String commonMarkdownTable() {
+        final StringBuilder out = new StringBuilder(TABLE_HEAD);
+        COMMON.configKeys().values().forEach(key -> appendRow(out, key));
+        for (final String prefix : Connection.KAFKA_PREFIXES) {
+            out.append("| `")
+                    .append(pattern(prefix))
+                    .append("` | | given to every Kafka client |\n");
+        }
+        for (final String prefix : Connection.REGISTRY_PREFIXES) {
+            out.append("| `")
+                    .append(pattern(prefix))
+                    .append("` | | given to every registry client |\n");
+        }
+        return out.toString();
+    }
+
+    private static String pattern(final String prefix) {
+        return prefix.endsWith(".") ? prefix + "*" : prefix;
+    }
+
+    private static void appendRow(final StringBuilder out, final ConfigDef.ConfigKey key) {
+        final String text =
+                key.hasDefault() && key.defaultValue != null
+                        ? ConfigDef.convertToString(key.defaultValue, key.type)
+                        : "";
+        final String def =
+                !key.hasDefault() ? "required" : text.isEmpty() ? "empty" : "`" + text + "`";
+        out.append("| `")
+                .append(key.name)
+                .append("` | ")
+                .append(def)
+                .append(" | ")
+                .append(key.documentation.replace("|", "\\|"))
+                .append(" |\n");
     }
 
     private List<String> allPrefixes() {

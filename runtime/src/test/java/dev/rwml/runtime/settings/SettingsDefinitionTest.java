@@ -156,12 +156,16 @@ class SettingsDefinitionTest {
 
     @Test
     void shouldDocumentEveryKeyInItsTable() {
-        final String table = DEF.markdownTable();
+        final String table = DEF.markdownTable() + SettingsDefinition.commonMarkdownTable();
         for (final String key : DEF.definition().names()) {
             assertThat(table).contains("| `" + key + "` |");
         }
-        assertThat(table).contains("| `join.window` | `PT30M` | How far apart in time. |");
-        assertThat(table).contains("| `run` | required |");
-        assertThat(table).contains("`streams.*`");
+        assertThat(DEF.markdownTable())
+                .contains("| `join.window` | `PT30M` | How far apart in time. |")
+                .contains("`streams.*`")
+                .doesNotContain("| `run` |");
+        assertThat(SettingsDefinition.commonMarkdownTable())
+                .contains("| `run` | required |")
+                .contains("`sasl.*`");
     }
 }

@@ -35,6 +35,10 @@ final class StageSettings {
     /** Prints the stage's table when {@code --help-config} was given; returns whether it was. */
     boolean printedHelp(final SettingsDefinition definition, final PrintWriter out) {
         if (helpConfig) {
+            out.println("Settings of every stage:");
+            out.print(SettingsDefinition.commonMarkdownTable());
+            out.println();
+            out.println("Settings of `rwml " + definition.stage().command() + "`:");
             out.print(definition.markdownTable());
             out.flush();
         }
