@@ -7,7 +7,6 @@ import dev.rwml.runtime.StageName;
 import dev.rwml.schemas.deadletter.DeadLetters;
 import dev.rwml.schemas.registry.SchemaRegistryException;
 import dev.rwml.schemas.serde.EventSerde;
-import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
@@ -32,7 +31,6 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -65,7 +63,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A crash at any point leaves either the old version with the old offsets or the new version
  * with the new ones: on start it fences the previous instance (transactional id {@code
- * rwml-trainer-<run>}), loads the latest version and resumes from the offsets committed with it.
+ * rwml-<run>-trainer}), loads the latest version and resumes from the offsets committed with it.
  */
 public final class TrainerLoop implements AutoCloseable {
 
@@ -108,7 +106,7 @@ public final class TrainerLoop implements AutoCloseable {
 
     /** The transactional id and consumer group of a run's trainer. */
     public static String transactionalId(final String run) {
-        return "rwml-trainer-" + run;
+        return StageName.TRAINER.groupId(run);
     }
 
     /**
@@ -120,11 +118,13 @@ public final class TrainerLoop implements AutoCloseable {
     public long run() {
         final TopicCatalog catalog = TopicCatalog.defaults();
         final RunTopics topics = catalog.run(config.run());
-        final Map<String, String> registry = EventSerdes.registryConfig(config.schemaRegistryUrl());
+        final Map<String, Object> registry = config.connection().registryConfig();
         ensureTopics(catalog);
         final Optional<ArtifactStore> store =
                 config.artifactDir().map(dir -> (ArtifactStore) new FileArtifactStore(dir));
-        try (ModelChannel channel = new ModelChannel(topics, config.bootstrapServers(), registry);
+        try (ModelChannel channel =
+                        new ModelChannel(
+                                topics, config.connection().kafkaConfig(Map.of()), registry);
                 EventSerde<RewardedGroup> rewards = topics.rewards().valueSerde(registry);
                 EventSerde<DeadLetter> deadLetters = topics.deadLetters().valueSerde(registry);
                 KafkaProducer<byte[], byte[]> producer = newProducer(channel)) {
@@ -191,11 +191,7 @@ public final class TrainerLoop implements AutoCloseable {
     }
 
     private void ensureTopics(final TopicCatalog catalog) {
-        try (Admin admin =
-                Admin.create(
-                        Map.of(
-                                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                                config.bootstrapServers()))) {
+        try (Admin admin = config.connection().admin()) {
             new TopicAdmin(admin, catalog).ensure(catalog.forRun(config.run()));
         }
     }
@@ -210,8 +206,7 @@ public final class TrainerLoop implements AutoCloseable {
     }
 
     private KafkaConsumer<byte[], byte[]> newConsumer() {
-        final Map<String, Object> c = new HashMap<>();
-        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+        final Map<String, Object> c = config.connection().kafkaConfig(Map.of());
         c.put(ConsumerConfig.GROUP_ID_CONFIG, transactionalId(config.run()));
         c.put(ConsumerConfig.CLIENT_ID_CONFIG, transactionalId(config.run()) + "-rewards");
         c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
