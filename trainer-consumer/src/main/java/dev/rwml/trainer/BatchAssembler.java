@@ -2,7 +2,6 @@ package dev.rwml.trainer;
 
 import dev.rwml.events.RewardedGroup;
 import dev.rwml.runtime.errors.ErrorPolicy;
-import dev.rwml.schemas.serde.EventDecodingException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -62,7 +61,7 @@ final class BatchAssembler {
      *     is kept and read again, never dead-lettered
      */
     void add(final Pending pending, final long currentVersion, final long nowNanos) {
-        if (pending.error() != null && isOutage(pending.error())) {
+        if (pending.error() != null && ErrorPolicy.isOutage(pending.error())) {
             throw new IllegalArgumentException(
                     "record "
                             + pending.record().topic()
@@ -90,16 +89,6 @@ final class BatchAssembler {
                 && verdict(queue.peekFirst(), currentVersion) != GroupVerdict.TRAIN) {
             release(queue.removeFirst(), currentVersion);
         }
-    }
-
-    /**
-     * Whether a decoding failure means a dependency (the schema registry) is out rather than that
-     * the record is bad. An {@link EventDecodingException} is the decoder's verdict on the bytes
-     * (unknown schema id after the registry answered, malformed payload) and is never an outage,
-     * even when Avro's own {@code IOException} is its cause.
-     */
-    static boolean isOutage(final RuntimeException error) {
-        return !(error instanceof EventDecodingException) && ErrorPolicy.isOutage(error);
     }
 
     /** A full batch is waiting, or a partial one has waited {@code batchTimeout} for more. */

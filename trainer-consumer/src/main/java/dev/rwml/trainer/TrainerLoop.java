@@ -4,6 +4,8 @@ import dev.rwml.events.DeadLetter;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.RewardedGroup;
 import dev.rwml.runtime.StageName;
+import dev.rwml.runtime.errors.Backoff;
+import dev.rwml.runtime.errors.ErrorPolicy;
 import dev.rwml.schemas.deadletter.DeadLetters;
 import dev.rwml.schemas.registry.SchemaRegistryException;
 import dev.rwml.schemas.serde.EventSerde;
@@ -54,7 +56,7 @@ import org.slf4j.LoggerFactory;
  * on. Undecodable records go to {@code rwml.<run>.dead-letters} in the same transaction.
  *
  * <p>A record that cannot be decoded because the schema registry is out (unreachable, 5xx,
- * timeouts: {@link BatchAssembler#isOutage}) is not the record's fault: the trainer keeps it, seeks
+ * timeouts: {@link ErrorPolicy#isOutage}) is not the record's fault: the trainer keeps it, seeks
  * back to it, waits (exponentially, up to {@link #MAX_OUTAGE_BACKOFF}) and reads it again, and
  * never commits past it. Records passed over without a step (skipped groups, dead letters) are
  * committed in a transaction of their own, without a version, once a batch of them or {@code
@@ -418,7 +420,7 @@ public final class TrainerLoop implements AutoCloseable {
             while (records.hasNext()) {
                 final ConsumerRecord<byte[], byte[]> r = records.next();
                 final BatchAssembler.Pending p = decode(r);
-                if (p.error() != null && BatchAssembler.isOutage(p.error())) {
+                if (p.error() != null && ErrorPolicy.isOutage(p.error())) {
                     rewind(r, records);
                     awaitOutage(r, p.error());
                     return;

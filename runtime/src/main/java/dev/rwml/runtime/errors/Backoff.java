@@ -1,19 +1,20 @@
-package dev.rwml.trainer;
+package dev.rwml.runtime.errors;
 
 import java.time.Duration;
 
 /**
  * The waits between attempts while a dependency is out: {@code initial}, doubling with each attempt
- * up to {@code max}, and back to {@code initial} once an attempt succeeds. Not thread-safe: the
- * trainer loop owns it.
+ * up to {@code max}, and back to {@code initial} once an attempt succeeds. Not thread-safe: one
+ * loop owns it.
  */
-final class Backoff {
+public final class Backoff {
 
     private final Duration initial;
     private final Duration max;
     private int attempts;
 
-    Backoff(final Duration initial, final Duration max) {
+    /** Waits of {@code initial}, doubling up to {@code max}. */
+    public Backoff(final Duration initial, final Duration max) {
         if (initial.isNegative() || initial.isZero() || max.compareTo(initial) < 0) {
             throw new IllegalArgumentException(
                     "backoff needs 0 < initial <= max, got " + initial + " and " + max);
@@ -23,7 +24,7 @@ final class Backoff {
     }
 
     /** Counts one more failed attempt and returns how long to wait before the next. */
-    Duration next() {
+    public Duration next() {
         attempts++;
         final int doublings = Math.min(attempts - 1, 30);
         final long millis = initial.toMillis() << doublings;
@@ -31,12 +32,12 @@ final class Backoff {
     }
 
     /** Failed attempts since the last success. */
-    int attempts() {
+    public int attempts() {
         return attempts;
     }
 
     /** An attempt succeeded: the next outage starts from {@code initial} again. */
-    void reset() {
+    public void reset() {
         attempts = 0;
     }
 }

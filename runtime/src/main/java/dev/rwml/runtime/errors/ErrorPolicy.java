@@ -1,6 +1,7 @@
 package dev.rwml.runtime.errors;
 
 import dev.rwml.schemas.registry.SchemaRegistryException;
+import dev.rwml.schemas.serde.EventDecodingException;
 import java.io.IOException;
 import java.net.http.HttpTimeoutException;
 import java.util.concurrent.TimeoutException;
@@ -32,6 +33,11 @@ public final class ErrorPolicy {
     /** Whether any cause of {@code error} says that a dependency is unavailable. */
     public static boolean isOutage(final Throwable error) {
         for (Throwable cause = error; cause != null; cause = next(cause)) {
+            if (cause instanceof EventDecodingException) {
+                // The decoder's verdict on the bytes, whatever it wraps (Avro reports some
+                // malformed data as an IOException).
+                return false;
+            }
             if (cause instanceof SchemaRegistryException registry) {
                 return registry.isRetriable();
             }

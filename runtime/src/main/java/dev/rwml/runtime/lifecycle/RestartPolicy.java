@@ -1,5 +1,6 @@
 package dev.rwml.runtime.lifecycle;
 
+import dev.rwml.runtime.errors.Backoff;
 import dev.rwml.runtime.errors.ErrorPolicy;
 import java.time.Clock;
 import java.time.Duration;
@@ -18,14 +19,12 @@ public final class RestartPolicy {
     /** What to do after a crash. */
     public record Decision(boolean restart, Duration delay, String reason) {}
 
-    private static final Duration FIRST_BACKOFF = Duration.ofMillis(500);
-    private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+    private final Backoff outages = new Backoff(Duration.ofMillis(500), Duration.ofSeconds(30));
 
     private final int maxRestarts;
     private final Duration window;
     private final Clock clock;
     private final Deque<Long> restarts = new ArrayDeque<>();
-    private int outagesInARow;
 
     /** A policy allowing {@code maxRestarts} restarts for faults per {@code window}. */
     public RestartPolicy(final int maxRestarts, final Duration window, final Clock clock) {
@@ -44,13 +43,11 @@ public final class RestartPolicy {
     /** Decides what follows {@code error}; call once per crash. */
     public synchronized Decision onCrash(final Throwable error) {
         if (ErrorPolicy.isOutage(error)) {
-            final long factor = 1L << Math.min(outagesInARow++, 10);
-            final Duration delay = FIRST_BACKOFF.multipliedBy(factor);
-            final Duration capped = delay.compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : delay;
+            final Duration delay = outages.next();
             return new Decision(
-                    true, capped, "outage (" + error.getMessage() + "); retrying in " + capped);
+                    true, delay, "outage (" + error.getMessage() + "); retrying in " + delay);
         }
-        outagesInARow = 0;
+        outages.reset();
         final long now = clock.millis();
         while (!restarts.isEmpty() && now - restarts.peekFirst() >= window.toMillis()) {
             restarts.removeFirst();
@@ -74,6 +71,6 @@ public final class RestartPolicy {
 
     /** Forgets the outage streak once the stage made progress again. */
     public synchronized void onProgress() {
-        outagesInARow = 0;
+        outages.reset();
     }
 }

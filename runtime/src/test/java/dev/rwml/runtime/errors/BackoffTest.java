@@ -1,4 +1,4 @@
-package dev.rwml.trainer;
+package dev.rwml.runtime.errors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,7 +9,7 @@ class BackoffTest {
 
     @Test
     void shouldDoubleTheWaitUpToTheCapAndStartOverAfterASuccess() {
-        final Backoff b = new Backoff(Duration.ofSeconds(1), TrainerLoop.MAX_OUTAGE_BACKOFF);
+        final Backoff b = new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(30));
         assertThat(b.next()).isEqualTo(Duration.ofSeconds(1));
         assertThat(b.next()).isEqualTo(Duration.ofSeconds(2));
         assertThat(b.next()).isEqualTo(Duration.ofSeconds(4));
