@@ -148,10 +148,7 @@ public final class PredictionApp implements RunningStage {
     public static int run(final PredictionConfig config) {
         LOG.info("Starting prediction stage of run {} on {}", config.run(), config.connection());
         return StageRunner.run(
-                start(config, Metrics.globalRegistry, CheckpointModelLoader.standard()),
-                config.connection(),
-                config.settings().getDuration(SettingsDefinition.BROKER_TIMEOUT),
-                System.err);
+                start(config, Metrics.globalRegistry, CheckpointModelLoader.standard()), config);
     }
 
     /**
@@ -166,12 +163,8 @@ public final class PredictionApp implements RunningStage {
         }
         final PredictionConfig config =
                 PredictionConfig.load(
-                        new SettingsDefinition.Sources(
-                                Map.of(),
-                                Optional.ofNullable(args.length == 1 ? Path.of(args[0]) : null),
-                                System.getenv(),
-                                Map.of(),
-                                Map.of()));
+                        SettingsDefinition.Sources.fileAndEnvironment(
+                                Optional.ofNullable(args.length == 1 ? Path.of(args[0]) : null)));
         System.exit(run(config));
     }
 

@@ -5,6 +5,7 @@ import dev.rwml.runtime.settings.Connection;
 import dev.rwml.runtime.settings.Durations;
 import dev.rwml.runtime.settings.Settings;
 import dev.rwml.runtime.settings.SettingsDefinition;
+import dev.rwml.runtime.settings.StageConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashSet;
@@ -45,7 +46,8 @@ public record PredictionConfig(
         Path stateDir,
         Duration transactionTimeout,
         Map<String, String> streamsOverrides,
-        Map<Integer, Long> stopAt) {
+        Map<Integer, Long> stopAt)
+        implements StageConfig {
 
     /** Prefix of keys passed to Kafka Streams without it. */
     public static final String STREAMS_PREFIX = "streams.";
@@ -240,26 +242,6 @@ public record PredictionConfig(
     /** The settings as given, the keys {@link #fromMap} reads. */
     public Map<String, String> toMap() {
         return settings.given();
-    }
-
-    /** The run. */
-    public String run() {
-        return settings.run();
-    }
-
-    /** Where the stage's clients connect. */
-    public Connection connection() {
-        return settings.connection();
-    }
-
-    /** Kafka bootstrap servers. */
-    public String bootstrapServers() {
-        return connection().bootstrapServers();
-    }
-
-    /** The schema registry URL. */
-    public String schemaRegistryUrl() {
-        return connection().schemaRegistryUrl();
     }
 
     /**

@@ -46,12 +46,8 @@ public final class RewardApp {
         System.exit(
                 run(
                         RewardConfig.load(
-                                new SettingsDefinition.Sources(
-                                        Map.of(),
-                                        Optional.ofNullable(file),
-                                        System.getenv(),
-                                        Map.of(),
-                                        Map.of()))));
+                                SettingsDefinition.Sources.fileAndEnvironment(
+                                        Optional.ofNullable(file)))));
     }
 
     /**
@@ -60,11 +56,7 @@ public final class RewardApp {
      * registry, where the command adds its Prometheus exporter.
      */
     public static int run(final RewardConfig config) {
-        return StageRunner.run(
-                start(config, Metrics.globalRegistry),
-                config.connection(),
-                config.settings().getDuration(SettingsDefinition.BROKER_TIMEOUT),
-                System.err);
+        return StageRunner.run(start(config, Metrics.globalRegistry), config);
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.rwml.runtime.settings.Connection;
 import dev.rwml.runtime.settings.Durations;
 import dev.rwml.runtime.settings.Settings;
 import dev.rwml.runtime.settings.SettingsDefinition;
+import dev.rwml.runtime.settings.StageConfig;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -52,7 +53,8 @@ public record RewardConfig(
         int maxTextChars,
         int streamThreads,
         String stateDir,
-        Map<String, String> streamsOverrides) {
+        Map<String, String> streamsOverrides)
+        implements StageConfig {
 
     /** Prefix of keys passed to Kafka Streams without it. */
     public static final String STREAMS_PREFIX = "streams.";
@@ -258,26 +260,6 @@ public record RewardConfig(
     /** A copy with other settings layered on top, validated again. */
     public RewardConfig with(final Map<String, String> overrides) {
         return of(settings.with(overrides));
-    }
-
-    /** The run whose rewards topic is written ({@code rwml.<run>.rewards}). */
-    public String run() {
-        return settings.run();
-    }
-
-    /** Where the stage's clients connect. */
-    public Connection connection() {
-        return settings.connection();
-    }
-
-    /** Kafka's bootstrap servers. */
-    public String bootstrapServers() {
-        return connection().bootstrapServers();
-    }
-
-    /** The registry URL. */
-    public String schemaRegistryUrl() {
-        return connection().schemaRegistryUrl();
     }
 
     /** The Kafka Streams application id: one per run, so a new run reads from the start. */

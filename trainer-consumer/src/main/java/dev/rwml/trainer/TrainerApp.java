@@ -12,7 +12,6 @@ import io.micrometer.core.instrument.Metrics;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -35,11 +34,7 @@ public final class TrainerApp {
      * when it died.
      */
     public static int run(final TrainerConfig config) {
-        return StageRunner.run(
-                start(config, Metrics.globalRegistry, PublishListener.NONE),
-                config.connection(),
-                config.settings().getDuration(SettingsDefinition.BROKER_TIMEOUT),
-                System.err);
+        return StageRunner.run(start(config, Metrics.globalRegistry, PublishListener.NONE), config);
     }
 
     /**
@@ -196,10 +191,6 @@ public final class TrainerApp {
         }
         final Optional<Path> file =
                 args.length == 1 ? Optional.of(Path.of(args[0])) : Optional.empty();
-        System.exit(
-                run(
-                        TrainerConfig.load(
-                                new SettingsDefinition.Sources(
-                                        Map.of(), file, System.getenv(), Map.of(), Map.of()))));
+        System.exit(run(TrainerConfig.load(SettingsDefinition.Sources.fileAndEnvironment(file))));
     }
 }

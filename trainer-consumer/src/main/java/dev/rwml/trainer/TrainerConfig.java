@@ -5,6 +5,7 @@ import dev.rwml.runtime.settings.Connection;
 import dev.rwml.runtime.settings.Durations;
 import dev.rwml.runtime.settings.Settings;
 import dev.rwml.runtime.settings.SettingsDefinition;
+import dev.rwml.runtime.settings.StageConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -60,7 +61,8 @@ public record TrainerConfig(
         Optional<Path> artifactDir,
         long externalArtifactBytes,
         Duration pollTimeout,
-        int modelThreads) {
+        int modelThreads)
+        implements StageConfig {
 
     /** Every setting of the stage. */
     public static final SettingsDefinition DEFINITION =
@@ -244,26 +246,6 @@ public record TrainerConfig(
     /** A copy for another objective. */
     public TrainerConfig withObjective(final Objective newObjective) {
         return with(Map.of("objective", newObjective.name()));
-    }
-
-    /** The run: reads {@code rwml.<run>.rewards}, writes {@code rwml.<run>.models}. */
-    public String run() {
-        return settings.run();
-    }
-
-    /** Where the trainer's clients connect. */
-    public Connection connection() {
-        return settings.connection();
-    }
-
-    /** Kafka bootstrap servers. */
-    public String bootstrapServers() {
-        return connection().bootstrapServers();
-    }
-
-    /** The Confluent-compatible registry (or {@code mock://name} in tests). */
-    public String schemaRegistryUrl() {
-        return connection().schemaRegistryUrl();
     }
 
     /** The settings as strings, recorded in every manifest's trainerConfig. */

@@ -1,6 +1,7 @@
 package dev.rwml.runtime.lifecycle;
 
 import dev.rwml.runtime.settings.Connection;
+import dev.rwml.runtime.settings.StageConfig;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Map;
@@ -32,6 +33,11 @@ public final class StageRunner {
     private static final Duration PROBE_EVERY = Duration.ofSeconds(5);
 
     private StageRunner() {}
+
+    /** Runs {@code stage} with its settings' connection and broker timeout, reporting to stderr. */
+    public static int run(final RunningStage stage, final StageConfig config) {
+        return run(stage, config.connection(), config.brokerTimeout(), System.err);
+    }
 
     /**
      * Runs {@code stage} until a stop signal, its own end, or a broker lost for {@code

@@ -320,6 +320,11 @@ public final class SettingsDefinition {
             Map<String, String> sets,
             Map<String, String> flags) {
 
+        /** A stage's own {@code main}: an optional properties file and the process environment. */
+        public static Sources fileAndEnvironment(final Optional<Path> file) {
+            return new Sources(Map.of(), file, System.getenv(), Map.of(), Map.of());
+        }
+
         /** Only explicit values: no cluster file, no config file, no environment. */
         public static Sources of(final Map<String, String> values) {
             return new Sources(Map.of(), Optional.empty(), Map.of(), values, Map.of());
