@@ -8,6 +8,7 @@ import dev.rwml.runtime.settings.SettingsDefinition;
 import dev.rwml.runtime.settings.StageConfig;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -180,8 +181,8 @@ public record PredictionConfig(
 
     /** Freezes the collections. */
     public PredictionConfig {
-        envNames = Set.copyOf(new LinkedHashSet<>(envNames));
-        splits = Set.copyOf(new LinkedHashSet<>(splits));
+        envNames = Collections.unmodifiableSet(new LinkedHashSet<>(envNames));
+        splits = Collections.unmodifiableSet(new LinkedHashSet<>(splits));
         streamsOverrides = Map.copyOf(new TreeMap<>(streamsOverrides));
         stopAt = Map.copyOf(new TreeMap<>(stopAt));
     }
