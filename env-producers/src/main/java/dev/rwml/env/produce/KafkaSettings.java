@@ -1,58 +1,64 @@
 package dev.rwml.env.produce;
 
-import dev.rwml.schemas.registry.RegistryConfig;
+import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.topics.CatalogSettings;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 
 /**
- * Where producers and the importer publish: the cluster, the schema registry and the topic
- * catalog's settings.
+ * Where producers and the importer publish: the connection (cluster and schema registry with their
+ * security settings) and the topic catalog's settings.
  *
- * @param bootstrapServers the Kafka {@code bootstrap.servers}
- * @param registryConfig the registry settings ({@code schema.registry.url} and, when needed,
- *     credentials and TLS with the Confluent serializer's key names)
+ * @param connection the Kafka cluster and registry, with the security settings every client gets
  * @param producerOverrides extra Kafka producer settings; idempotence and {@code acks=all} cannot
  *     be turned off
  * @param catalog partitions and replication of {@code rwml.transitions} when it is created
  */
 public record KafkaSettings(
-        String bootstrapServers,
-        Map<String, String> registryConfig,
-        Map<String, Object> producerOverrides,
-        CatalogSettings catalog) {
+        Connection connection, Map<String, Object> producerOverrides, CatalogSettings catalog) {
 
     public KafkaSettings {
+        Objects.requireNonNull(connection, "connection");
+        producerOverrides = Map.copyOf(producerOverrides);
+        Objects.requireNonNull(catalog, "catalog");
+    }
+
+    /** The connection with default catalog settings and no overrides. */
+    public static KafkaSettings of(final Connection connection) {
+        return new KafkaSettings(connection, Map.of(), CatalogSettings.defaults());
+    }
+
+    /** A plain cluster and registry (no security settings), default catalog, no overrides. */
+    public static KafkaSettings of(final String bootstrapServers, final String registryUrl) {
         Objects.requireNonNull(bootstrapServers, "bootstrapServers");
         if (bootstrapServers.isBlank()) {
             throw new IllegalArgumentException(
                     "bootstrap servers are empty; give host:port of a Kafka broker");
         }
-        registryConfig = Map.copyOf(registryConfig);
-        if (!registryConfig.containsKey(RegistryConfig.URL)) {
+        if (registryUrl == null || registryUrl.isBlank()) {
             throw new IllegalArgumentException(
-                    RegistryConfig.URL
+                    Connection.SCHEMA_REGISTRY_URL
                             + " is missing; give the schema registry URL (e.g."
                             + " http://localhost:8080/apis/ccompat/v7 for Apicurio)");
         }
-        producerOverrides = Map.copyOf(producerOverrides);
-        Objects.requireNonNull(catalog, "catalog");
+        return of(Connection.of(bootstrapServers, registryUrl));
     }
 
-    /** The cluster and registry with default catalog settings and no overrides. */
-    public static KafkaSettings of(final String bootstrapServers, final String registryUrl) {
-        return new KafkaSettings(
-                bootstrapServers,
-                Map.of(RegistryConfig.URL, registryUrl),
-                Map.of(),
-                CatalogSettings.defaults());
+    /** The Kafka {@code bootstrap.servers}. */
+    public String bootstrapServers() {
+        return connection.bootstrapServers();
+    }
+
+    /** The settings of the transitions serde's registry client. */
+    public Map<String, Object> registryConfig() {
+        return connection.registryConfig();
     }
 
     /** These settings with one more producer setting. */
     public KafkaSettings withProducerSetting(final String key, final Object value) {
         final Map<String, Object> more = new HashMap<>(producerOverrides);
         more.put(key, value);
-        return new KafkaSettings(bootstrapServers, registryConfig, more, catalog);
+        return new KafkaSettings(connection, more, catalog);
     }
 }

@@ -6,7 +6,6 @@ import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.schemas.topics.TopicSpec;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -14,7 +13,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -64,26 +62,31 @@ public final class TransitionPublisher implements AutoCloseable {
             final KafkaSettings settings, final MeterRegistry meters, final String source) {
         final TopicCatalog catalog = new TopicCatalog(settings.catalog());
         final TopicSpec<String, Transition> spec = catalog.transitions();
-        try (Admin admin =
-                Admin.create(
-                        Map.of(
-                                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                                settings.bootstrapServers()))) {
+        try (Admin admin = settings.connection().admin()) {
             new TopicAdmin(admin, catalog).ensure(List.of(spec));
         }
-        final Map<String, Object> props = new HashMap<>(settings.producerOverrides());
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+        final KafkaProducer<String, Transition> producer =
+                new KafkaProducer<>(
+                        producerConfig(settings, source),
+                        spec.keySerde().serializer(),
+                        spec.valueSerde(settings.registryConfig()).serializer());
+        return new TransitionPublisher(producer, spec.name(), meters, source);
+    }
+
+    /**
+     * The settings of the producer {@link #open} creates: the connection's (with its security
+     * settings), the overrides, then idempotence and {@code acks=all}, which cannot be overridden.
+     */
+    public static Map<String, Object> producerConfig(
+            final KafkaSettings settings, final String source) {
+        final Map<String, Object> props =
+                settings.connection().kafkaConfig(settings.producerOverrides());
         props.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "rwml-env-" + source);
         props.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 10);
         // Retries must never duplicate or reorder a transition: these two are not negotiable.
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
-        final KafkaProducer<String, Transition> producer =
-                new KafkaProducer<>(
-                        props,
-                        spec.keySerde().serializer(),
-                        spec.valueSerde(settings.registryConfig()).serializer());
-        return new TransitionPublisher(producer, spec.name(), meters, source);
+        return props;
     }
 
     /**
