@@ -19,6 +19,7 @@ import dev.rwml.worldmodel.train.StepMetrics;
 import dev.rwml.worldmodel.train.TrainConfig;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,8 +27,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.ProducerFencedException;
@@ -60,8 +61,10 @@ public final class BaseModelInit {
      * What to initialise.
      *
      * @param run the run name (the suffix of its {@code rwml.<run>.*} topics)
-     * @param bootstrapServers the Kafka cluster
-     * @param schemaRegistryUrl the Confluent-compatible schema registry
+     * @param kafkaConfig what every Kafka client of init starts from: {@code bootstrap.servers} and
+     *     the cluster's security settings
+     * @param registryConfig the registry settings of the serdes ({@code schema.registry.url} and
+     *     its auth / TLS settings)
      * @param settings the model, tokenizer and SFT settings
      * @param maxTransitions the most transitions in the slice
      * @param envs environment names to pretrain on; empty means every environment
@@ -69,8 +72,8 @@ public final class BaseModelInit {
      */
     public record Config(
             String run,
-            String bootstrapServers,
-            String schemaRegistryUrl,
+            Map<String, ?> kafkaConfig,
+            Map<String, ?> registryConfig,
             BaseModelTrainer.Settings settings,
             int maxTransitions,
             Set<String> envs,
@@ -78,8 +81,8 @@ public final class BaseModelInit {
 
         public Config {
             RunName.of(run);
-            Objects.requireNonNull(bootstrapServers, "bootstrapServers");
-            Objects.requireNonNull(schemaRegistryUrl, "schemaRegistryUrl");
+            kafkaConfig = Map.copyOf(kafkaConfig);
+            registryConfig = Map.copyOf(registryConfig);
             Objects.requireNonNull(settings, "settings");
             if (maxTransitions <= 0) {
                 throw new IllegalArgumentException(
@@ -89,7 +92,43 @@ public final class BaseModelInit {
             Objects.requireNonNull(timeout, "timeout");
         }
 
+        @Override
+        public String toString() {
+            // The client settings may hold passwords and JAAS configs: they never reach a log.
+            return "Config[run="
+                    + run
+                    + ", settings="
+                    + settings
+                    + ", maxTransitions="
+                    + maxTransitions
+                    + ", envs="
+                    + envs
+                    + ", timeout="
+                    + timeout
+                    + "]";
+        }
+
         /** A preset model trained for {@code steps} steps with a one-minute read timeout. */
+        public static Config of(
+                final String run,
+                final Map<String, ?> kafkaConfig,
+                final Map<String, ?> registryConfig,
+                final String preset,
+                final int steps,
+                final int maxTransitions,
+                final Set<String> envs,
+                final long seed) {
+            return new Config(
+                    run,
+                    kafkaConfig,
+                    registryConfig,
+                    BaseModelTrainer.Settings.of(preset, steps, seed),
+                    maxTransitions,
+                    envs,
+                    Duration.ofSeconds(60));
+        }
+
+        /** {@link #of(String, Map, Map, String, int, int, Set, long)} on a plain cluster. */
         public static Config of(
                 final String run,
                 final String bootstrapServers,
@@ -99,14 +138,15 @@ public final class BaseModelInit {
                 final int maxTransitions,
                 final Set<String> envs,
                 final long seed) {
-            return new Config(
+            return of(
                     run,
-                    bootstrapServers,
-                    schemaRegistryUrl,
-                    BaseModelTrainer.Settings.of(preset, steps, seed),
+                    Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers),
+                    EventSerdes.registryConfig(schemaRegistryUrl),
+                    preset,
+                    steps,
                     maxTransitions,
                     envs,
-                    Duration.ofSeconds(60));
+                    seed);
         }
     }
 
@@ -172,20 +212,17 @@ public final class BaseModelInit {
     public static Result run(final Config config, final Listener listener) {
         final TopicCatalog catalog = TopicCatalog.defaults();
         ensureTopics(config, catalog);
-        final Map<String, String> registry = EventSerdes.registryConfig(config.schemaRegistryUrl());
         try (ModelChannel channel =
                         new ModelChannel(
                                 catalog.run(config.run()),
-                                Map.of(
-                                        AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                                        config.bootstrapServers()),
-                                registry);
+                                config.kafkaConfig(),
+                                config.registryConfig());
                 KafkaProducer<byte[], byte[]> producer =
                         new KafkaProducer<>(channel.producerConfig("rwml-init-" + config.run()))) {
             // First fence any earlier init of this run, then look: what it committed is visible.
             producer.initTransactions();
             refuseIfInitialised(channel, config.timeout());
-            final PretrainingSlice slice = readSlice(config, catalog, registry);
+            final PretrainingSlice slice = readSlice(config, catalog);
             listener.sliceRead(slice);
             final BaseModelTrainer.Result trained =
                     new BaseModelTrainer()
@@ -204,11 +241,7 @@ public final class BaseModelInit {
     }
 
     private static void ensureTopics(final Config config, final TopicCatalog catalog) {
-        try (Admin admin =
-                Admin.create(
-                        Map.of(
-                                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                                config.bootstrapServers()))) {
+        try (Admin admin = Admin.create(new HashMap<>(config.kafkaConfig()))) {
             new TopicAdmin(admin, catalog)
                     .ensure(catalog.forRun(config.run()))
                     .warnings()
@@ -227,13 +260,13 @@ public final class BaseModelInit {
         }
     }
 
-    private static PretrainingSlice readSlice(
-            final Config config, final TopicCatalog catalog, final Map<String, String> registry) {
+    private static PretrainingSlice readSlice(final Config config, final TopicCatalog catalog) {
         final PretrainingSlice slice;
-        try (EventSerde<Transition> serde = catalog.transitions().valueSerde(registry)) {
+        try (EventSerde<Transition> serde =
+                catalog.transitions().valueSerde(config.registryConfig())) {
             slice =
                     PretrainingSlice.read(
-                            config.bootstrapServers(),
+                            config.kafkaConfig(),
                             serde,
                             config.maxTransitions(),
                             config.envs(),

@@ -53,7 +53,8 @@ public record PretrainingSlice(
     /**
      * Reads a slice.
      *
-     * @param bootstrapServers the Kafka cluster
+     * @param kafkaConfig what the consumer starts from: {@code bootstrap.servers} and the cluster's
+     *     security settings
      * @param transitionSerde decodes the topic's values
      * @param maxTransitions the most transitions to keep
      * @param envs environment names to keep; empty keeps every environment
@@ -61,7 +62,7 @@ public record PretrainingSlice(
      * @param clientId the consumer's client id, for the broker's logs
      */
     public static PretrainingSlice read(
-            final String bootstrapServers,
+            final Map<String, ?> kafkaConfig,
             final EventSerde<Transition> transitionSerde,
             final int maxTransitions,
             final Set<String> envs,
@@ -72,16 +73,15 @@ public record PretrainingSlice(
                     "maxTransitions must be positive, got " + maxTransitions);
         }
         try (Consumer<byte[], byte[]> consumer =
-                new KafkaConsumer<>(consumerConfig(bootstrapServers, clientId))) {
+                new KafkaConsumer<>(consumerConfig(kafkaConfig, clientId))) {
             return new Reader(consumer, transitionSerde, maxTransitions, envs, timeout).read();
         }
     }
 
     /** A read_committed consumer without a group: positions are set by hand. */
     private static Map<String, Object> consumerConfig(
-            final String bootstrapServers, final String clientId) {
-        final Map<String, Object> c = new LinkedHashMap<>();
-        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+            final Map<String, ?> kafkaConfig, final String clientId) {
+        final Map<String, Object> c = new LinkedHashMap<>(kafkaConfig);
         c.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
         c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);

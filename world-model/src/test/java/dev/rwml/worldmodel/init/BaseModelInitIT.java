@@ -115,8 +115,8 @@ class BaseModelInitIT {
                         PromptFormat.DEFAULT_HISTORY_TURNS);
         return new BaseModelInit.Config(
                 run,
-                KAFKA.bootstrapServers(),
-                KAFKA.schemaRegistryUrl(),
+                Map.of("bootstrap.servers", KAFKA.bootstrapServers()),
+                EventSerdes.registryConfig(KAFKA.schemaRegistryUrl()),
                 settings,
                 maxTransitions,
                 envs,
