@@ -2,6 +2,7 @@ package dev.rwml.ops.cli;
 
 import dev.rwml.ops.cli.demo.DemoRun;
 import dev.rwml.ops.cli.demo.DemoSettings;
+import dev.rwml.runtime.lifecycle.StopSignals;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -68,28 +69,13 @@ final class DemoCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         final PrintWriter out = spec.commandLine().getOut();
         final DemoRun demo = new DemoRun(dir, settings(), out, System.console() != null);
-        final Thread hook =
-                new Thread(
-                        () -> {
-                            demo.requestStop("interrupted (Ctrl-C)");
-                            try {
-                                demo.awaitFinished(Duration.ofSeconds(120));
-                            } catch (InterruptedException e) {
-                                Thread.currentThread().interrupt();
-                            }
-                        },
-                        "rwml-demo-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        try {
-            final DemoRun.Result result = demo.run();
-            return result.reportHtml() == null ? 1 : 0;
-        } finally {
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException e) {
-                // The JVM is shutting down: the hook is the one waiting for this thread.
-            }
-        }
+        // Ctrl-C or SIGTERM asks the demo to stop; it then closes the stages before the cluster
+        // they use (a JVM shutdown would stop both at once and leave the stages waiting out their
+        // timeouts against a broker that is gone). A second signal exits at once.
+        StopSignals.install()
+                .thenAccept(signal -> demo.requestStop("interrupted (" + signal + ")"));
+        final DemoRun.Result result = demo.run();
+        return result.reportHtml() == null ? 1 : 0;
     }
 
     DemoSettings settings() {

@@ -8,9 +8,34 @@ import org.slf4j.LoggerFactory;
 /** Switches the command's logback levels; the quiet defaults live in {@code logback.xml}. */
 final class Logging {
 
+    /** The system property naming the log file; {@code logback.xml} reads it. */
+    static final String FILE_PROPERTY = "rwml.log.file";
+
     private Logging() {}
 
+    /**
+     * Chooses the log file before logging starts: {@code $RWML_LOG_DIR} (default {@code
+     * .rwml/logs}) and one file per command, e.g. {@code .rwml/logs/predict.log}.
+     */
+    static void chooseFile(final String[] args) {
+        if (System.getProperty(FILE_PROPERTY) != null) {
+            return;
+        }
+        String command = "rwml";
+        for (final String arg : args) {
+            if (!arg.startsWith("-")) {
+                command = arg.replaceAll("[^A-Za-z0-9_-]", "_");
+                break;
+            }
+        }
+        final String dir = System.getenv().getOrDefault("RWML_LOG_DIR", ".rwml/logs");
+        System.setProperty(
+                FILE_PROPERTY,
+                java.nio.file.Path.of(dir, command + ".log").toAbsolutePath().toString());
+    }
+
     static void verbose() {
+        TerminalLogFilter.showEverything();
         if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
             return;
         }

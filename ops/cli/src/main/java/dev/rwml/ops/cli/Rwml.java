@@ -1,6 +1,5 @@
 package dev.rwml.ops.cli;
 
-import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -31,8 +30,6 @@ import picocli.CommandLine.ScopeType;
         })
 public final class Rwml implements Runnable {
 
-    private static final Logger LOG = LoggerFactory.getLogger(Rwml.class);
-
     @CommandLine.Spec private CommandLine.Model.CommandSpec spec;
 
     /** Applies to every subcommand: {@code rwml up --verbose} and {@code rwml --verbose up}. */
@@ -47,6 +44,7 @@ public final class Rwml implements Runnable {
     }
 
     public static void main(final String[] args) {
+        Logging.chooseFile(args);
         System.exit(commandLine().execute(args));
     }
 
@@ -57,7 +55,7 @@ public final class Rwml implements Runnable {
                         (e, commandLine, parseResult) -> {
                             // The message says what to do; the trace is for --verbose.
                             commandLine.getErr().println("rwml: " + e.getMessage());
-                            LOG.debug("rwml failed", e);
+                            LoggerFactory.getLogger(Rwml.class).debug("rwml failed", e);
                             return commandLine.getCommandSpec().exitCodeOnExecutionException();
                         });
     }

@@ -6,10 +6,12 @@ import dev.rwml.prediction.PredictionConfig;
 import dev.rwml.reward.RewardApp;
 import dev.rwml.reward.RewardConfig;
 import dev.rwml.reward.RewardStage;
+import dev.rwml.runtime.lifecycle.RunningStage;
 import dev.rwml.trainer.PublishListener;
 import dev.rwml.trainer.TrainerApp;
 import dev.rwml.trainer.TrainerConfig;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -96,18 +98,12 @@ public final class PipelineStages implements AutoCloseable {
                 PredictionApp.start(predictionConfig, meters, CheckpointModelLoader.standard());
     }
 
-    /** Whether a stage stopped on its own (its streams failed, or the trainer returned). */
+    /** Which stage stopped on its own (its streams failed, or the trainer returned), if any. */
     public String failure() {
-        if (trainer.stopped()) {
-            return "the trainer stopped (see the log above)";
-        }
-        final String r = reward.state().toString();
-        if (r.equals("ERROR") || r.equals("NOT_RUNNING")) {
-            return "the reward stage is " + r;
-        }
-        final String p = prediction.streamsState().toString();
-        if (p.equals("ERROR") || p.equals("NOT_RUNNING")) {
-            return "the prediction stage is " + p;
+        for (final RunningStage stage : List.<RunningStage>of(trainer, reward, prediction)) {
+            if (stage.termination().isDone()) {
+                return "the " + stage.name() + " stage stopped (see the log above)";
+            }
         }
         return null;
     }
