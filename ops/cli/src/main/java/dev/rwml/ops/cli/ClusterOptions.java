@@ -1,33 +1,43 @@
 package dev.rwml.ops.cli;
 
+import dev.rwml.runtime.settings.Connection;
 import java.io.IOException;
 import java.io.Reader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import picocli.CommandLine.Option;
 
 /**
- * The cluster a command talks to: explicit options, else {@code RWML_BOOTSTRAP_SERVERS} / {@code
- * RWML_SCHEMA_REGISTRY_URL}, else the addresses that a running {@code rwml up} wrote to {@code
- * <data-dir>/cluster.properties}.
+ * The cluster a command talks to, and how: the addresses from explicit options, else {@code
+ * RWML_BOOTSTRAP_SERVERS} / {@code RWML_SCHEMA_REGISTRY_URL}, else the {@code --client-config}
+ * file, else the addresses that a running {@code rwml up} wrote to {@code
+ * <data-dir>/cluster.properties}; the security settings ({@code security.protocol}, {@code sasl.*},
+ * {@code ssl.*}, {@code schema.registry.*}, {@code basic.auth.*}) from the {@code --client-config}
+ * file. Every Kafka and registry client a command creates starts from {@link #connection()}.
  */
 final class ClusterOptions {
 
     /** Written by {@code rwml up} while it runs, so other commands find its cluster. */
     static final String CLUSTER_FILE = "cluster.properties";
 
-    static final String BOOTSTRAP_KEY = "bootstrap.servers";
-    static final String REGISTRY_KEY = "schema.registry.url";
+    static final String BOOTSTRAP_KEY = Connection.BOOTSTRAP_SERVERS;
+    static final String REGISTRY_KEY = Connection.SCHEMA_REGISTRY_URL;
 
     @Option(
             names = "--bootstrap-servers",
             paramLabel = "HOST:PORT",
             description =
-                    "Kafka bootstrap servers (default: $RWML_BOOTSTRAP_SERVERS, else the running"
-                            + " `rwml up` in --data-dir).")
+                    "Kafka bootstrap servers (default: $RWML_BOOTSTRAP_SERVERS, else"
+                            + " --client-config, else the running `rwml up` in --data-dir).")
     private String bootstrapServers;
 
     @Option(
@@ -35,14 +45,28 @@ final class ClusterOptions {
             paramLabel = "URL",
             description =
                     "Confluent-compatible schema registry URL (default: $RWML_SCHEMA_REGISTRY_URL,"
-                            + " else the running `rwml up` in --data-dir).")
+                            + " else --client-config, else the running `rwml up` in --data-dir).")
     private String schemaRegistryUrl;
+
+    @Option(
+            names = "--client-config",
+            paramLabel = "FILE",
+            description =
+                    "A properties file of connection settings for every Kafka and registry client"
+                            + " the command creates: security.protocol, sasl.*, ssl.*,"
+                            + " client.dns.lookup, schema.registry.*, basic.auth.* (and, below"
+                            + " the flags and the environment, bootstrap.servers and"
+                            + " schema.registry.url). Other keys are refused.")
+    private Path clientConfig;
 
     @Option(
             names = "--data-dir",
             defaultValue = ".rwml",
             description = "Where `rwml up` keeps its data (default: ${DEFAULT-VALUE}).")
     private Path dataDir;
+
+    /** Read once: every client of the command sees the same file. */
+    private Map<String, String> clientSettings;
 
     /** The addresses given as flags (the highest source of a stage's settings). */
     Map<String, String> flags() {
@@ -59,8 +83,24 @@ final class ClusterOptions {
     /** The addresses of a running {@code rwml up} (the lowest source of a stage's settings). */
     Map<String, String> runningCluster() {
         final Map<String, String> up = new HashMap<>(readClusterFile(dataDir));
-        up.keySet().retainAll(java.util.Set.of(BOOTSTRAP_KEY, REGISTRY_KEY));
+        up.keySet().retainAll(Set.of(BOOTSTRAP_KEY, REGISTRY_KEY));
         return up;
+    }
+
+    /** The settings of the {@code --client-config} file, or an empty map without one. */
+    Map<String, String> clientSettings() {
+        if (clientSettings == null) {
+            clientSettings = clientConfig == null ? Map.of() : readClientConfig(clientConfig);
+        }
+        return clientSettings;
+    }
+
+    /** Where and how every client of the command connects, resolved as the class comment says. */
+    Connection connection() {
+        final Map<String, String> settings = new HashMap<>(clientSettings());
+        settings.put(BOOTSTRAP_KEY, bootstrapServers());
+        settings.put(REGISTRY_KEY, schemaRegistryUrl());
+        return Connection.from(settings);
     }
 
     /** The bootstrap servers, resolved as the class comment says. */
@@ -81,6 +121,10 @@ final class ClusterOptions {
         if (fromEnv != null && !fromEnv.isBlank()) {
             return fromEnv;
         }
+        final String fromFile = clientSettings().get(key);
+        if (fromFile != null && !fromFile.isBlank()) {
+            return fromFile;
+        }
         final String fromUp = readClusterFile(dataDir).get(key);
         if (fromUp != null) {
             return fromUp;
@@ -90,9 +134,40 @@ final class ClusterOptions {
                         + key.replace('.', '-')
                         + ", set $"
                         + envName
-                        + ", or start one with `./rwml up` (it writes "
+                        + " or "
+                        + key
+                        + " in --client-config, or start one with `./rwml up` (it writes "
                         + dataDir.resolve(CLUSTER_FILE)
                         + ")");
+    }
+
+    /**
+     * The connection settings in a {@code --client-config} file.
+     *
+     * @throws IllegalArgumentException when it cannot be read or holds a key that is no connection
+     *     setting (stage settings belong in the stage's {@code --config})
+     */
+    static Map<String, String> readClientConfig(final Path file) {
+        final Map<String, String> settings = readProperties(file, "--client-config");
+        final Set<String> refused = new TreeSet<>();
+        settings.keySet().stream()
+                .filter(k -> !Connection.isConnectionKey(k))
+                .forEach(refused::add);
+        if (!refused.isEmpty()) {
+            final List<String> prefixes = new ArrayList<>(Connection.KAFKA_PREFIXES);
+            prefixes.addAll(Connection.REGISTRY_PREFIXES);
+            throw new IllegalArgumentException(
+                    "--client-config "
+                            + file
+                            + " holds "
+                            + refused
+                            + ", which are no connection settings: it takes "
+                            + BOOTSTRAP_KEY
+                            + " and keys starting "
+                            + prefixes
+                            + " only; a stage's other settings go in its --config FILE");
+        }
+        return settings;
     }
 
     /** The addresses in {@code <dir>/cluster.properties}, or an empty map. */
@@ -101,13 +176,18 @@ final class ClusterOptions {
         if (!Files.isRegularFile(file)) {
             return Map.of();
         }
+        return readProperties(file, "the cluster file");
+    }
+
+    private static Map<String, String> readProperties(final Path file, final String what) {
         final Properties props = new Properties();
-        try (Reader reader = Files.newBufferedReader(file)) {
+        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             props.load(reader);
         } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read " + file + ": " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "cannot read " + what + " " + file + ": " + e.getMessage(), e);
         }
-        final Map<String, String> out = new HashMap<>();
+        final Map<String, String> out = new TreeMap<>();
         props.stringPropertyNames().forEach(k -> out.put(k, props.getProperty(k).trim()));
         return out;
     }

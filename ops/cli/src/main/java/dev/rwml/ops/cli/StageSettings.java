@@ -11,7 +11,8 @@ import picocli.CommandLine.Option;
 /**
  * A stage's settings beyond its flags: a properties file and {@code --set key=value} overrides,
  * loaded with the one precedence of {@link SettingsDefinition}: defaults, a running {@code rwml
- * up}, the file, the environment, {@code --set}, then the command's flags.
+ * up}, the {@code --client-config} file of every command, the stage's {@code --config} file, the
+ * environment, {@code --set}, then the command's flags.
  */
 final class StageSettings {
 
@@ -63,11 +64,11 @@ final class StageSettings {
             final ClusterOptions cluster, final Map<String, String> flags) {
         final Map<String, String> all = new LinkedHashMap<>(cluster.flags());
         all.putAll(flags);
+        // The connection file every command reads sits just below the stage's own file, so one
+        // file secures every command, and a stage's --config still has the last word on a key.
+        final Map<String, String> below = new LinkedHashMap<>(cluster.runningCluster());
+        below.putAll(cluster.clientSettings());
         return new SettingsDefinition.Sources(
-                cluster.runningCluster(),
-                Optional.ofNullable(file),
-                System.getenv(),
-                overrides,
-                all);
+                below, Optional.ofNullable(file), System.getenv(), overrides, all);
     }
 }
