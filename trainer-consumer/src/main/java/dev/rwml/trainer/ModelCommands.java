@@ -2,6 +2,8 @@ package dev.rwml.trainer;
 
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.OffsetRange;
+import dev.rwml.runtime.settings.Connection;
+import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.worldmodel.channel.ArtifactRejectedException;
 import dev.rwml.worldmodel.channel.ArtifactStore;
 import dev.rwml.worldmodel.channel.ModelChannel;
@@ -31,9 +33,8 @@ public final class ModelCommands {
     private ModelCommands() {}
 
     /** Every committed version of the run, ascending. */
-    public static List<ModelVersion> list(
-            final String bootstrapServers, final String schemaRegistryUrl, final String run) {
-        try (ModelChannel channel = ModelChannel.of(run, bootstrapServers, schemaRegistryUrl);
+    public static List<ModelVersion> list(final Connection connection, final String run) {
+        try (ModelChannel channel = channel(connection, run);
                 ModelChannelReader reader =
                         new ModelChannelReader(channel, Optional.empty(), TIMEOUT)) {
             return reader.manifests();
@@ -80,12 +81,11 @@ public final class ModelCommands {
      * close the result to stop.
      */
     public static AutoCloseable watch(
-            final String bootstrapServers,
-            final String schemaRegistryUrl,
+            final Connection connection,
             final String run,
             final Optional<ArtifactStore> store,
             final Consumer<String> lines) {
-        final ModelChannel channel = ModelChannel.of(run, bootstrapServers, schemaRegistryUrl);
+        final ModelChannel channel = channel(connection, run);
         lines.accept("waiting for version 0 of run " + run);
         final ModelFollower follower =
                 ModelFollower.start(
@@ -106,14 +106,13 @@ public final class ModelCommands {
      * @throws ArtifactRejectedException when the version is missing, pruned or corrupt
      */
     public static Path export(
-            final String bootstrapServers,
-            final String schemaRegistryUrl,
+            final Connection connection,
             final String run,
             final OptionalLong version,
             final Optional<ArtifactStore> store,
             final Path dir)
             throws ArtifactRejectedException, IOException {
-        try (ModelChannel channel = ModelChannel.of(run, bootstrapServers, schemaRegistryUrl);
+        try (ModelChannel channel = channel(connection, run);
                 ModelChannelReader reader = new ModelChannelReader(channel, store, TIMEOUT)) {
             final VerifiedArtifact artifact;
             if (version.isPresent()) {
@@ -135,6 +134,14 @@ public final class ModelCommands {
             Files.write(target, artifact.bytes());
             return target;
         }
+    }
+
+    /** The run's channel; its clients and serdes get the connection's security settings. */
+    static ModelChannel channel(final Connection connection, final String run) {
+        return new ModelChannel(
+                TopicCatalog.defaults().run(run),
+                connection.kafkaConfig(Map.of()),
+                connection.registryConfig());
     }
 
     private static String range(final OffsetRange r) {

@@ -7,6 +7,7 @@ import dev.rwml.events.ModelVersion;
 import dev.rwml.events.OffsetRange;
 import dev.rwml.events.RewardedGroup;
 import dev.rwml.ops.embedded.KafkaStack;
+import dev.rwml.runtime.settings.Connection;
 import dev.rwml.worldmodel.checkpoint.Checkpoint;
 import dev.rwml.worldmodel.tokenizer.WorldModelTokenizer;
 import io.micrometer.core.instrument.Counter;
@@ -150,15 +151,15 @@ class TrainerIT {
         assertThat(meters.get("rwml.trainer.groups").counter().count()).isEqualTo(12.0);
 
         final List<ModelVersion> listed =
-                ModelCommands.list(KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl(), run);
+                ModelCommands.list(
+                        Connection.of(KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl()), run);
         assertThat(listed).extracting(ModelVersion::getVersion).containsExactly(0L, 1L, 2L, 3L);
         assertThat(ModelCommands.describe(listed.get(3)))
                 .contains("v3 parent=2 grpo")
                 .contains("lineage=[rwml." + run);
         final java.nio.file.Path exported =
                 ModelCommands.export(
-                        KAFKA.bootstrapServers(),
-                        KAFKA.schemaRegistryUrl(),
+                        Connection.of(KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl()),
                         run,
                         OptionalLong.empty(),
                         Optional.empty(),
@@ -230,7 +231,8 @@ class TrainerIT {
                 .containsExactly(1L, 2L, 3L, 4L);
         assertCoversOnce(ledger.versions, 16);
         final List<ModelVersion> committed =
-                ModelCommands.list(KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl(), run);
+                ModelCommands.list(
+                        Connection.of(KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl()), run);
         assertThat(committed)
                 .extracting(ModelVersion::getVersion)
                 .containsExactly(0L, 1L, 2L, 3L, 4L);

@@ -65,7 +65,7 @@ final class DlqCommand implements Callable<Integer> {
     }
 
     DeadLetterStore store() {
-        return new DeadLetterStore(cluster.bootstrapServers(), cluster.schemaRegistryUrl());
+        return new DeadLetterStore(cluster.connection());
     }
 
     int list(final PrintWriter out, final int limit, final String stage) {

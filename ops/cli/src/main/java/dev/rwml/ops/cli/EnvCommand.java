@@ -68,7 +68,7 @@ final class EnvCommand implements Runnable {
         Duration progressInterval;
 
         KafkaSettings kafka() {
-            return KafkaSettings.of(cluster.bootstrapServers(), cluster.schemaRegistryUrl());
+            return KafkaSettings.of(cluster.connection());
         }
 
         /** Twice a second on a terminal, where the line is rewritten in place. */

@@ -2,6 +2,7 @@ package dev.rwml.ops.cli;
 
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.OffsetRange;
+import dev.rwml.runtime.settings.Connection;
 import dev.rwml.worldmodel.init.BaseModelInit;
 import dev.rwml.worldmodel.init.PretrainingSlice;
 import dev.rwml.worldmodel.train.StepMetrics;
@@ -9,6 +10,7 @@ import java.io.PrintWriter;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -84,19 +86,24 @@ final class ModelCommand implements Runnable {
 
         @CommandLine.Mixin private ClusterOptions cluster;
 
+        /** What to initialise; every client of init starts from the cluster's connection. */
+        BaseModelInit.Config config() {
+            final Connection connection = cluster.connection();
+            return BaseModelInit.Config.of(
+                    run,
+                    connection.kafkaConfig(Map.of()),
+                    connection.registryConfig(),
+                    size,
+                    steps,
+                    maxTransitions,
+                    new LinkedHashSet<>(envs),
+                    seed);
+        }
+
         @Override
         public Integer call() {
             final PrintWriter out = spec.commandLine().getOut();
-            final BaseModelInit.Config config =
-                    BaseModelInit.Config.of(
-                            run,
-                            cluster.bootstrapServers(),
-                            cluster.schemaRegistryUrl(),
-                            size,
-                            steps,
-                            maxTransitions,
-                            new LinkedHashSet<>(envs),
-                            seed);
+            final BaseModelInit.Config config = config();
             out.printf(
                     Locale.ROOT,
                     "rwml model init: run %s, %s model, %d steps, up to %d transitions%n",

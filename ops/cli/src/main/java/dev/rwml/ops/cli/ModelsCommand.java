@@ -56,10 +56,7 @@ final class ModelsCommand implements Runnable {
         @Override
         public Integer call() {
             final List<ModelVersion> versions =
-                    ModelCommands.list(
-                            target.cluster.bootstrapServers(),
-                            target.cluster.schemaRegistryUrl(),
-                            target.run);
+                    ModelCommands.list(target.cluster.connection(), target.run);
             final PrintWriter out = spec.commandLine().getOut();
             if (versions.isEmpty()) {
                 out.println(
@@ -88,8 +85,7 @@ final class ModelsCommand implements Runnable {
             final CountDownLatch stop = new CountDownLatch(1);
             try (AutoCloseable watch =
                     ModelCommands.watch(
-                            target.cluster.bootstrapServers(),
-                            target.cluster.schemaRegistryUrl(),
+                            target.cluster.connection(),
                             target.run,
                             Optional.empty(),
                             line -> {
@@ -130,8 +126,7 @@ final class ModelsCommand implements Runnable {
         public Integer call() throws Exception {
             final Path file =
                     ModelCommands.export(
-                            target.cluster.bootstrapServers(),
-                            target.cluster.schemaRegistryUrl(),
+                            target.cluster.connection(),
                             target.run,
                             version == null ? OptionalLong.empty() : OptionalLong.of(version),
                             Optional.empty(),

@@ -92,11 +92,7 @@ final class ReplayCommand implements Callable<Integer> {
                         stage(all, "prediction."),
                         stage(all, "reward."),
                         stage(all, "trainer."));
-        new ReplayRun(
-                        cluster.bootstrapServers(),
-                        cluster.schemaRegistryUrl(),
-                        spec.commandLine().getOut())
-                .run(s);
+        new ReplayRun(cluster.connection(), spec.commandLine().getOut()).run(s);
         return 0;
     }
 

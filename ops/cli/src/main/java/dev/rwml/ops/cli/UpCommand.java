@@ -1,6 +1,7 @@
 package dev.rwml.ops.cli;
 
 import dev.rwml.ops.embedded.EmbeddedCluster;
+import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.topics.CatalogSettings;
 import dev.rwml.schemas.topics.EnsureResult;
 import dev.rwml.schemas.topics.TopicAdmin;
@@ -13,11 +14,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -84,7 +83,11 @@ final class UpCommand implements Callable<Integer> {
                                     stopped.countDown();
                                 },
                                 "rwml-up-shutdown"));
-        final EnsureResult result = ensureTopics(cluster.bootstrapServers(), catalog, topics);
+        final EnsureResult result =
+                ensureTopics(
+                        Connection.of(cluster.bootstrapServers(), cluster.schemaRegistryUrl()),
+                        catalog,
+                        topics);
         out.println(BOOTSTRAP_PREFIX + cluster.bootstrapServers());
         out.println(REGISTRY_PREFIX + cluster.schemaRegistryUrl());
         out.println("data.dir=" + cluster.dataDir());
@@ -129,12 +132,12 @@ final class UpCommand implements Callable<Integer> {
                 partitions == null ? defaults : defaults.withPartitions(partitions));
     }
 
+    /** The embedded cluster is plain (no TLS, no SASL): its connection is its two addresses. */
     private static EnsureResult ensureTopics(
-            final String bootstrap,
+            final Connection connection,
             final TopicCatalog catalog,
             final List<TopicSpec<?, ?>> topics) {
-        try (Admin admin =
-                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+        try (Admin admin = connection.admin()) {
             return new TopicAdmin(admin, catalog).ensure(topics);
         }
     }

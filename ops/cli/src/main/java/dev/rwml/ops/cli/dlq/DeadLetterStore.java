@@ -1,9 +1,9 @@
 package dev.rwml.ops.cli.dlq;
 
 import dev.rwml.events.DeadLetter;
+import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.deadletter.DeadLetters;
 import dev.rwml.schemas.serde.EventSerde;
-import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.TopicCatalog;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -43,17 +43,22 @@ public final class DeadLetterStore implements AutoCloseable {
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration POLL = Duration.ofMillis(200);
 
-    private final String bootstrapServers;
+    private final Connection connection;
     private final EventSerde<DeadLetter> serde;
     private KafkaProducer<byte[], byte[]> producer;
 
-    /** A store on the cluster and registry given; opens connections only when used. */
+    /**
+     * A store on the connection's cluster and registry, every client with its security settings;
+     * opens connections only when used.
+     */
+    public DeadLetterStore(final Connection connection) {
+        this.connection = connection;
+        this.serde = TopicCatalog.defaults().deadLetters().valueSerde(connection.registryConfig());
+    }
+
+    /** A store on a plain cluster and registry (no security settings). */
     public DeadLetterStore(final String bootstrapServers, final String schemaRegistryUrl) {
-        this.bootstrapServers = bootstrapServers;
-        this.serde =
-                TopicCatalog.defaults()
-                        .deadLetters()
-                        .valueSerde(EventSerdes.registryConfig(schemaRegistryUrl));
+        this(Connection.of(bootstrapServers, schemaRegistryUrl));
     }
 
     /** The dead-letter topics a run's operator looks at: the run's, then the shared one. */
@@ -197,9 +202,9 @@ public final class DeadLetterStore implements AutoCloseable {
                 problem);
     }
 
-    private KafkaConsumer<byte[], byte[]> consumer() {
-        final Map<String, Object> c = new HashMap<>();
-        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    /** The settings of the consumers that read letters: the connection's, read_committed. */
+    public Map<String, Object> consumerConfig() {
+        final Map<String, Object> c = connection.kafkaConfig(Map.of());
         c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         c.put(ConsumerConfig.CLIENT_ID_CONFIG, "rwml-dlq-reader");
@@ -207,18 +212,29 @@ public final class DeadLetterStore implements AutoCloseable {
         c.put(
                 ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG,
                 TopicCatalog.MODEL_CHUNK_MAX_MESSAGE_BYTES * 2);
-        return new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        return c;
+    }
+
+    /** The settings of the producer that resends letters: the connection's, idempotent. */
+    public Map<String, Object> producerConfig() {
+        final Map<String, Object> p = connection.kafkaConfig(Map.of());
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.CLIENT_ID_CONFIG, "rwml-dlq-resend");
+        p.putAll(TopicCatalog.modelChunkProducerOverrides());
+        return p;
+    }
+
+    private KafkaConsumer<byte[], byte[]> consumer() {
+        return new KafkaConsumer<>(
+                consumerConfig(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
     private KafkaProducer<byte[], byte[]> producer() {
         if (producer == null) {
-            final Map<String, Object> p = new HashMap<>();
-            p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-            p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-            p.put(ProducerConfig.ACKS_CONFIG, "all");
-            p.put(ProducerConfig.CLIENT_ID_CONFIG, "rwml-dlq-resend");
-            p.putAll(TopicCatalog.modelChunkProducerOverrides());
-            producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+            producer =
+                    new KafkaProducer<>(
+                            producerConfig(), new ByteArraySerializer(), new ByteArraySerializer());
         }
         return producer;
     }

@@ -1,7 +1,7 @@
 package dev.rwml.ops.cli.replay;
 
+import dev.rwml.runtime.settings.Connection;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -20,9 +20,8 @@ final class RecordCounter implements AutoCloseable {
     private final KafkaConsumer<byte[], byte[]> consumer;
     private long count;
 
-    RecordCounter(final String bootstrap, final String topic) {
-        final Map<String, Object> c = new HashMap<>();
-        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    RecordCounter(final Connection connection, final String topic) {
+        final Map<String, Object> c = connection.kafkaConfig(Map.of());
         c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         c.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);

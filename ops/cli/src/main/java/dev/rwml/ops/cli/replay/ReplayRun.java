@@ -5,6 +5,7 @@ import dev.rwml.events.OffsetRange;
 import dev.rwml.ops.cli.demo.PipelineStages;
 import dev.rwml.prediction.PredictionConfig;
 import dev.rwml.reward.RewardConfig;
+import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.trainer.PublishListener;
@@ -29,7 +30,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.TopicPartition;
@@ -60,8 +60,7 @@ public final class ReplayRun {
     private static final Duration TICK = Duration.ofMillis(500);
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(5);
 
-    private final String bootstrap;
-    private final String registry;
+    private final Connection connection;
     private final PrintWriter out;
 
     /**
@@ -110,10 +109,12 @@ public final class ReplayRun {
     public record Result(
             TransitionSlice slice, long predictions, long rewards, List<ModelVersion> versions) {}
 
-    /** A replay against the given cluster, printing progress to {@code out}. */
-    public ReplayRun(final String bootstrap, final String registry, final PrintWriter out) {
-        this.bootstrap = bootstrap;
-        this.registry = registry;
+    /**
+     * A replay on the connection's cluster and registry (every client and stage with its security
+     * settings), printing progress to {@code out}.
+     */
+    public ReplayRun(final Connection connection, final PrintWriter out) {
+        this.connection = connection;
         this.out = out;
     }
 
@@ -122,12 +123,11 @@ public final class ReplayRun {
      */
     public Result run(final Settings s) throws InterruptedException {
         final TopicCatalog catalog = TopicCatalog.defaults();
-        try (Admin admin =
-                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+        try (Admin admin = connection.admin()) {
             new TopicAdmin(admin, catalog).ensure(catalog.forRun(s.run()));
             final ModelVersion base = prepareBase(s);
             final TransitionSlice slice =
-                    TransitionSlice.resolve(admin, bootstrap, s.from(), s.until());
+                    TransitionSlice.resolve(admin, connection, s.from(), s.until());
             if (slice.transitions() == 0) {
                 throw new IllegalArgumentException(
                         "the slice from "
@@ -148,13 +148,7 @@ public final class ReplayRun {
             final PredictionConfig prediction = predictionConfig(s, slice, base);
             final RewardConfig reward = rewardConfig(s, slice);
             final TrainerConfig trainer =
-                    TrainerConfig.defaults(s.run())
-                            .with(
-                                    merged(
-                                            s.trainer(),
-                                            Map.of(
-                                                    "bootstrap.servers", bootstrap,
-                                                    "schema.registry.url", registry)));
+                    TrainerConfig.defaults(s.run()).with(merged(s.trainer(), connection.asMap()));
             moveGroup(admin, prediction.applicationId(), slice.from());
             final MeterRegistry meters = new SimpleMeterRegistry();
             final String predictionsTopic = catalog.run(s.run()).predictions().name();
@@ -162,8 +156,8 @@ public final class ReplayRun {
             try (PipelineStages stages =
                             PipelineStages.start(
                                     prediction, reward, trainer, meters, PublishListener.NONE);
-                    RecordCounter predicted = new RecordCounter(bootstrap, predictionsTopic);
-                    RecordCounter rewarded = new RecordCounter(bootstrap, rewardsTopic)) {
+                    RecordCounter predicted = new RecordCounter(connection, predictionsTopic);
+                    RecordCounter rewarded = new RecordCounter(connection, rewardsTopic)) {
                 for (int epoch = 1; epoch <= s.epochs(); epoch++) {
                     if (epoch > 1) {
                         stages.restartPrediction(
@@ -209,7 +203,7 @@ public final class ReplayRun {
     }
 
     private ModelVersion prepareBase(final Settings s) {
-        try (ModelChannel channel = ModelChannel.of(s.run(), bootstrap, registry);
+        try (ModelChannel channel = channel(s.run());
                 ModelChannelReader reader =
                         new ModelChannelReader(channel, Optional.empty(), Duration.ofSeconds(60))) {
             final List<ModelVersion> existing = reader.manifests();
@@ -270,7 +264,7 @@ public final class ReplayRun {
     }
 
     private VerifiedArtifact baseOf(final String fromRun) {
-        try (ModelChannel channel = ModelChannel.of(fromRun, bootstrap, registry);
+        try (ModelChannel channel = channel(fromRun);
                 ModelChannelReader reader =
                         new ModelChannelReader(channel, Optional.empty(), Duration.ofSeconds(60))) {
             if (reader.manifest(0).isEmpty()) {
@@ -299,8 +293,7 @@ public final class ReplayRun {
         }
         m.putAll(s.prediction());
         m.put("run", s.run());
-        m.put("bootstrap.servers", bootstrap);
-        m.put("schema.registry.url", registry);
+        m.putAll(connection.asMap());
         m.put("start.from", "earliest");
         m.put("stop.at", TransitionSlice.text(slice.until()));
         return PredictionConfig.fromMap(m);
@@ -318,9 +311,16 @@ public final class ReplayRun {
         m.put("streams.commit.interval.ms", "500");
         m.putAll(s.reward());
         m.put("run", s.run());
-        m.put("bootstrap.servers", bootstrap);
-        m.put("schema.registry.url", registry);
+        m.putAll(connection.asMap());
         return RewardConfig.fromMap(m);
+    }
+
+    /** The channel of {@code run}; its clients and serdes get the connection's settings. */
+    private ModelChannel channel(final String run) {
+        return new ModelChannel(
+                TopicCatalog.defaults().run(run),
+                connection.kafkaConfig(Map.of()),
+                connection.registryConfig());
     }
 
     private static Map<String, String> merged(
@@ -388,7 +388,7 @@ public final class ReplayRun {
     }
 
     private List<ModelVersion> versions(final String run) {
-        try (ModelChannel channel = ModelChannel.of(run, bootstrap, registry);
+        try (ModelChannel channel = channel(run);
                 ModelChannelReader reader =
                         new ModelChannelReader(channel, Optional.empty(), Duration.ofSeconds(60))) {
             return reader.manifests();

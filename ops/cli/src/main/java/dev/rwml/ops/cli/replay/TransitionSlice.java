@@ -1,5 +1,6 @@
 package dev.rwml.ops.cli.replay;
 
+import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.topics.TopicCatalog;
 import java.time.Duration;
 import java.time.Instant;
@@ -50,10 +51,13 @@ public record TransitionSlice(
         return s.toString();
     }
 
-    /** Resolves both bounds against the log as it is now and counts the slice. */
+    /**
+     * Resolves both bounds against the log as it is now and counts the slice with a consumer on
+     * {@code connection}.
+     */
     public static TransitionSlice resolve(
             final Admin admin,
-            final String bootstrap,
+            final Connection connection,
             final SliceBound fromBound,
             final SliceBound untilBound) {
         final String topic = TopicCatalog.TRANSITIONS;
@@ -78,7 +82,7 @@ public record TransitionSlice(
                                 + ")");
             }
         }
-        return scan(bootstrap, topic, from, until);
+        return scan(connection, topic, from, until);
     }
 
     private static Map<Integer, Long> offsets(
@@ -136,12 +140,11 @@ public record TransitionSlice(
     }
 
     private static TransitionSlice scan(
-            final String bootstrap,
+            final Connection connection,
             final String topic,
             final Map<Integer, Long> from,
             final Map<Integer, Long> until) {
-        final Map<String, Object> c = new HashMap<>();
-        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        final Map<String, Object> c = connection.kafkaConfig(Map.of());
         c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         c.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
