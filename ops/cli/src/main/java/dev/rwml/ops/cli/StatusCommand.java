@@ -1,15 +1,18 @@
 package dev.rwml.ops.cli;
 
+import dev.rwml.ops.cli.status.RunObserver;
 import dev.rwml.ops.cli.status.RunStatus;
 import dev.rwml.ops.cli.status.StatusCollector;
 import dev.rwml.ops.cli.status.StatusReport;
 import dev.rwml.ops.cli.status.StatusWebServer;
+import dev.rwml.runtime.StageName;
 import java.io.PrintWriter;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -76,13 +79,8 @@ final class StatusCommand implements Callable<Integer> {
                     spec.commandLine(), "--sample-seconds must be 0 or more, was " + sampleSeconds);
         }
         final PrintWriter out = spec.commandLine().getOut();
-        final List<StatusCollector.Stage> stages =
-                stages(
-                        StatusCollector.stagesOf(
-                                run, cluster.bootstrapServers(), cluster.schemaRegistryUrl()));
-        try (StatusCollector collector =
-                new StatusCollector(
-                        run, cluster.bootstrapServers(), cluster.schemaRegistryUrl(), stages)) {
+        final List<RunObserver.Stage> stages = stages(RunObserver.Stage.defaults(run));
+        try (StatusCollector collector = new StatusCollector(run, cluster.connection(), stages)) {
             if (web) {
                 return serve(collector, out);
             }
@@ -102,24 +100,27 @@ final class StatusCommand implements Callable<Integer> {
     }
 
     /** The default stages with the ids given by --group. */
-    private List<StatusCollector.Stage> stages(final List<StatusCollector.Stage> defaults) {
-        final Map<String, String> unknown = new TreeMap<>(groups);
-        final List<StatusCollector.Stage> out = new ArrayList<>();
-        for (final StatusCollector.Stage stage : defaults) {
-            final String id = unknown.remove(stage.stage());
-            out.add(
-                    id == null
-                            ? stage
-                            : new StatusCollector.Stage(stage.stage(), id, stage.inputTopics()));
-        }
+    private List<RunObserver.Stage> stages(final List<RunObserver.Stage> defaults) {
+        final Map<StageName, String> ids = new EnumMap<>(StageName.class);
+        final Set<String> unknown = new TreeSet<>();
+        groups.forEach(
+                (stage, id) -> {
+                    try {
+                        ids.put(StageName.parse(stage), id);
+                    } catch (IllegalArgumentException e) {
+                        unknown.add(stage);
+                    }
+                });
         if (!unknown.isEmpty()) {
             throw new CommandLine.ParameterException(
                     spec.commandLine(),
                     "--group names unknown stages "
-                            + unknown.keySet()
+                            + unknown
                             + "; use prediction, reward or trainer");
         }
-        return out;
+        return defaults.stream()
+                .map(s -> ids.containsKey(s.name()) ? s.withGroupId(ids.get(s.name())) : s)
+                .toList();
     }
 
     private int serve(final StatusCollector collector, final PrintWriter out)

@@ -8,9 +8,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.RewardedGroup;
+import dev.rwml.ops.cli.status.RunObserver;
 import dev.rwml.ops.cli.status.StatusCollector;
 import dev.rwml.ops.cli.status.StatusWebServer;
 import dev.rwml.ops.embedded.KafkaStack;
+import dev.rwml.runtime.StageName;
+import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicCatalog;
 import java.awt.image.BufferedImage;
@@ -91,10 +94,7 @@ class StatusCommandIT {
 
     @Test
     void shouldReportLagOfTransitionsProducedWhileNoStageRuns() throws Exception {
-        final String predictionGroup =
-                StatusCollector.stagesOf(RUN, KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl())
-                        .get(0)
-                        .groupId();
+        final String predictionGroup = StageName.PREDICTION.groupId(RUN);
         // The prediction stage had read everything so far; then K transitions arrive.
         commitAtEnd(predictionGroup, TopicCatalog.TRANSITIONS);
         final int k = 37;
@@ -115,7 +115,7 @@ class StatusCommandIT {
         assertThat(json.code()).as(json.err()).isZero();
         final JsonNode prediction = new ObjectMapper().readTree(json.out()).get("stages").get(0);
         assertThat(prediction.get("stage").asText()).isEqualTo("prediction");
-        assertThat(prediction.get("groupId").asText()).isEqualTo("rwml-prediction-" + RUN);
+        assertThat(prediction.get("groupId").asText()).isEqualTo("rwml-" + RUN + "-prediction");
         assertThat(prediction.get("lagByTopic").get(TopicCatalog.TRANSITIONS).asLong())
                 .isEqualTo(k);
         assertThat(prediction.get("started").asBoolean()).isTrue();
@@ -124,7 +124,39 @@ class StatusCommandIT {
         assertThat(text.code()).as(text.err()).isZero();
         assertThat(text.out())
                 .containsPattern(
-                        "prediction\\s+rwml-prediction-" + RUN + "\\s+" + k + "\\s+consuming");
+                        "prediction\\s+rwml-" + RUN + "-prediction\\s+" + k + "\\s+consuming");
+    }
+
+    @Test
+    void shouldNotCountTheRecordsOfAnOpenTransactionAsLag() throws Exception {
+        final String predictions = TopicCatalog.defaults().run(RUN).predictions().name();
+        final Map<String, Object> transactional = new HashMap<>();
+        transactional.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
+        transactional.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "status-it-open-" + RUN);
+        try (RunObserver observer =
+                        new RunObserver(
+                                RUN,
+                                Connection.of(
+                                        KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl()));
+                KafkaProducer<String, String> producer =
+                        new KafkaProducer<>(
+                                transactional, new StringSerializer(), new StringSerializer())) {
+            final long before = rewardLag(observer.observe(), predictions);
+            producer.initTransactions();
+            producer.beginTransaction();
+            for (int i = 0; i < 5; i++) {
+                producer.send(new ProducerRecord<>(predictions, "status-it/open/" + i, "group"));
+            }
+            producer.flush();
+
+            // The reward stage reads read_committed: it cannot read these yet, so it is not behind.
+            assertThat(rewardLag(observer.observe(), predictions)).isEqualTo(before);
+            producer.abortTransaction();
+        }
+    }
+
+    private static long rewardLag(final RunObserver.Observation o, final String topic) {
+        return o.stages().get(1).lagByTopic().get(topic);
     }
 
     @Test
@@ -150,7 +182,9 @@ class StatusCommandIT {
     void shouldServeVersionsOnTheStatusPagesJsonEndpoint() throws Exception {
         try (StatusCollector collector =
                         new StatusCollector(
-                                RUN, KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl());
+                                RUN,
+                                Connection.of(
+                                        KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl()));
                 StatusWebServer server = StatusWebServer.start(0, collector::collect)) {
             final HttpResponse<String> api =
                     HttpClient.newHttpClient()
@@ -177,7 +211,9 @@ class StatusCommandIT {
         Files.deleteIfExists(png);
         try (StatusCollector collector =
                         new StatusCollector(
-                                RUN, KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl());
+                                RUN,
+                                Connection.of(
+                                        KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl()));
                 StatusWebServer server = StatusWebServer.start(0, collector::collect)) {
             final Process chromium =
                     new ProcessBuilder(

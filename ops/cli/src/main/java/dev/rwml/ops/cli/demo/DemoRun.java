@@ -15,12 +15,12 @@ import dev.rwml.prediction.StartPosition;
 import dev.rwml.reward.RewardConfig;
 import dev.rwml.reward.embed.CachingEmbedder;
 import dev.rwml.reward.score.SimilarityScorer;
+import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.schemas.topics.TopicSpec;
 import dev.rwml.trainer.PublishListener;
 import dev.rwml.trainer.TrainerConfig;
-import dev.rwml.trainer.TrainerLoop;
 import dev.rwml.worldmodel.channel.ModelChannel;
 import dev.rwml.worldmodel.channel.ModelChannelReader;
 import dev.rwml.worldmodel.init.BaseModelInit;
@@ -192,10 +192,6 @@ public final class DemoRun {
         final RewardConfig reward = rewardConfig(bootstrap, registry);
         final TrainerConfig trainer = trainerConfig(bootstrap, registry);
         final MeterRegistry meters = new SimpleMeterRegistry();
-        final Map<String, String> groups = new LinkedHashMap<>();
-        groups.put("prediction", prediction.applicationId());
-        groups.put("reward", reward.applicationId());
-        groups.put("trainer", TrainerLoop.transactionalId(RUN));
         final ProgressView view = new ProgressView(out, terminal, settings.budget());
         RunMonitor.Snapshot last;
         final TransitionProducer producer =
@@ -218,7 +214,8 @@ public final class DemoRun {
         try (PipelineStages stages =
                         PipelineStages.start(
                                 prediction, reward, trainer, meters, PublishListener.NONE);
-                RunMonitor monitor = new RunMonitor(RUN, bootstrap, registry, meters, groups)) {
+                RunMonitor monitor =
+                        new RunMonitor(RUN, Connection.of(bootstrap, registry), meters)) {
             producing.start();
             try {
                 last = watch(monitor, view, stages);

@@ -1,6 +1,8 @@
 package dev.rwml.ops.cli.demo;
 
 import dev.rwml.events.ModelVersion;
+import dev.rwml.ops.cli.status.RunObserver.PassRate;
+import dev.rwml.ops.cli.web.LineChart;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -46,7 +48,7 @@ public final class ReportWriter {
             String run,
             List<String> summary,
             Map<Long, ModelVersion> versions,
-            Map<Long, RunMonitor.PassRate> passRates,
+            Map<Long, PassRate> passRates,
             List<RunMonitor.ThroughputSample> throughput,
             List<HeldOutEvaluator.Score> heldOut,
             Optional<String> heldOutNote) {}
@@ -120,7 +122,7 @@ public final class ReportWriter {
                 new StringBuilder(
                         "seconds,predicted_groups,rewarded_groups,trained_groups,lag,"
                                 + "prediction_groups_per_s,reward_groups_per_s,trainer_groups_per_s\n");
-        final List<double[]> rates = rates(r.throughput());
+        final List<double[]> rates = RunMonitor.rates(r.throughput());
         for (int i = 0; i < r.throughput().size(); i++) {
             final RunMonitor.ThroughputSample s = r.throughput().get(i);
             final double[] rate = rates.get(i);
@@ -143,29 +145,6 @@ public final class ReportWriter {
     private static String metric(final ModelVersion v, final String key) {
         final Double value = v.getMetrics() == null ? null : v.getMetrics().get(key);
         return value == null ? "" : String.format(Locale.ROOT, "%.5f", value);
-    }
-
-    /** Groups/s per stage at each sample, over a trailing window of about ten seconds. */
-    static List<double[]> rates(final List<RunMonitor.ThroughputSample> samples) {
-        final List<double[]> out = new ArrayList<>(samples.size());
-        int from = 0;
-        for (int i = 0; i < samples.size(); i++) {
-            final RunMonitor.ThroughputSample now = samples.get(i);
-            while (from < i - 1 && now.seconds() - samples.get(from + 1).seconds() >= 10) {
-                from++;
-            }
-            final RunMonitor.ThroughputSample then = samples.get(from);
-            final double dt = now.seconds() - then.seconds();
-            out.add(
-                    dt <= 0
-                            ? new double[3]
-                            : new double[] {
-                                (now.predicted() - then.predicted()) / dt,
-                                (now.rewarded() - then.rewarded()) / dt,
-                                (now.trained() - then.trained()) / dt
-                            });
-        }
-        return out;
     }
 
     private static LineChart heldOutChart(final Report r) {
@@ -201,7 +180,7 @@ public final class ReportWriter {
         final double[] xs = new double[r.passRates().size()];
         final double[] ys = new double[xs.length];
         int i = 0;
-        for (final Map.Entry<Long, RunMonitor.PassRate> e : r.passRates().entrySet()) {
+        for (final Map.Entry<Long, PassRate> e : r.passRates().entrySet()) {
             xs[i] = e.getKey();
             ys[i++] = e.getValue().mean();
         }
@@ -219,14 +198,12 @@ public final class ReportWriter {
                 points.add(new double[] {v.getVersion(), kl});
             }
         }
-        final double[] xs = points.stream().mapToDouble(p -> p[0]).toArray();
-        final double[] ys = points.stream().mapToDouble(p -> p[1]).toArray();
-        return chart.add(new LineChart.Series("mean KL in the version's steps", xs, ys, false));
+        return chart.add(LineChart.Series.of("mean KL in the version's steps", points));
     }
 
     private static LineChart throughputChart(final Report r) {
         final LineChart chart = new LineChart("Throughput per stage", "seconds", "groups/s");
-        final List<double[]> rates = rates(r.throughput());
+        final List<double[]> rates = RunMonitor.rates(r.throughput());
         final String[] names = {"prediction", "reward", "trainer"};
         for (int k = 0; k < names.length; k++) {
             final double[] xs = new double[rates.size()];

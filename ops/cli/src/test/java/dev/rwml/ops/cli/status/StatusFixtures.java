@@ -23,7 +23,7 @@ final class StatusFixtures {
                 List.of(
                         new StageLag(
                                 "prediction",
-                                "rwml-prediction-exp1",
+                                "rwml-exp1-prediction",
                                 Map.of("rwml.transitions", 42L),
                                 false),
                         new StageLag(
@@ -33,7 +33,7 @@ final class StatusFixtures {
                                 true),
                         new StageLag(
                                 "trainer",
-                                "rwml-trainer-exp1",
+                                "rwml-exp1-trainer",
                                 Map.of("rwml.exp1.rewards", 0L),
                                 true)),
                 List.of(

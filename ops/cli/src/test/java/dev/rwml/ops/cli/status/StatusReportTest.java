@@ -13,7 +13,7 @@ class StatusReportTest {
         final String text = StatusReport.text(StatusFixtures.sample());
 
         assertThat(text)
-                .containsPattern("prediction\\s+rwml-prediction-exp1\\s+42\\s+not started")
+                .containsPattern("prediction\\s+rwml-exp1-prediction\\s+42\\s+not started")
                 .containsPattern("reward\\s+rwml-exp1-reward\\s+3\\s+consuming")
                 .contains("rwml.exp1.predictions=3");
     }
