@@ -1,5 +1,6 @@
 package dev.rwml.ops.cli.metrics;
 
+import dev.rwml.ops.cli.web.WebServer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
@@ -11,6 +12,8 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.net.URI;
+import java.util.Map;
 import picocli.CommandLine.Option;
 
 /**
@@ -26,6 +29,11 @@ import picocli.CommandLine.Option;
  * }</pre>
  */
 public final class MetricsOptions {
+
+    /** The path Prometheus scrapes. */
+    public static final String PATH = "/metrics";
+
+    private static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
     @Option(
             names = "--metrics-port",
@@ -67,7 +75,17 @@ public final class MetricsOptions {
                     prometheus.close();
                 };
         try {
-            return new Exposure(MetricsServer.start(port, prometheus), cleanup);
+            return new Exposure(
+                    WebServer.start(
+                            "metrics",
+                            port,
+                            "--metrics-port",
+                            Map.of(
+                                    PATH,
+                                    path ->
+                                            WebServer.Response.text(
+                                                    200, CONTENT_TYPE, prometheus.scrape()))),
+                    cleanup);
         } catch (RuntimeException e) {
             cleanup.run();
             throw e;
@@ -89,7 +107,13 @@ public final class MetricsOptions {
      * @param server the endpoint, null when metrics are not served
      * @param cleanup detaches and closes the Prometheus registry, null with no endpoint
      */
-    public record Exposure(MetricsServer server, Runnable cleanup) implements AutoCloseable {
+    public record Exposure(WebServer server, Runnable cleanup) implements AutoCloseable {
+
+        /** The scrape address on this machine; null when metrics are not served. */
+        public URI uri() {
+            return server == null ? null : server.uri(PATH);
+        }
+
         @Override
         public void close() {
             if (server != null) {

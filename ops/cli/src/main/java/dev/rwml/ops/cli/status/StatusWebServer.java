@@ -1,41 +1,42 @@
 package dev.rwml.ops.cli.status;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import dev.rwml.ops.cli.web.LineChart;
+import dev.rwml.ops.cli.web.WebServer;
+import dev.rwml.ops.cli.web.WebServer.Response;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The live status page of a run on the JDK's HTTP server: {@code /} is a self-contained page (no
- * external scripts, the machine may be offline) that charts pass rate and throughput per version
- * and polls {@code /api/status}, the {@link RunStatus} as JSON. Read-only: it serves figures, it
- * changes nothing.
+ * The live status page of a run: {@code /} is a self-contained page (no external scripts, the
+ * machine may be offline) that polls {@code /api/status}, the {@link RunStatus} as JSON, and shows
+ * the charts under {@code /chart/}, drawn from the latest status by the same {@link LineChart} as
+ * the demo's report. Read-only: it serves figures, it changes nothing.
  */
 public final class StatusWebServer implements AutoCloseable {
 
     /** The JSON endpoint the page polls. */
     public static final String API_PATH = "/api/status";
 
+    /** Where the charts are, {@code <name>.png} below it. */
+    public static final String CHART_PATH = "/chart/";
+
     private static final Logger LOG = LoggerFactory.getLogger(StatusWebServer.class);
     private static final String PAGE_RESOURCE = "status.html";
+    private static final String HTML = "text/html; charset=utf-8";
+    private static final String JSON = "application/json";
 
-    private final HttpServer server;
-    private final ExecutorService executor;
+    private final WebServer server;
 
-    private StatusWebServer(final HttpServer server, final ExecutorService executor) {
+    private StatusWebServer(final WebServer server) {
         this.server = server;
-        this.executor = executor;
     }
 
     /**
@@ -44,69 +45,49 @@ public final class StatusWebServer implements AutoCloseable {
      */
     public static StatusWebServer start(final int port, final Supplier<RunStatus> source) {
         final byte[] page = page();
-        final HttpServer server;
+        final StatusCharts charts = new StatusCharts(source);
+        final Map<String, Function<StatusCharts, LineChart>> drawn = new LinkedHashMap<>();
+        drawn.put("pass-rate.png", StatusCharts::passRate);
+        drawn.put("throughput.png", StatusCharts::throughput);
+        drawn.put("records.png", StatusCharts::records);
+        final Map<String, WebServer.Handler> routes = new LinkedHashMap<>();
+        routes.put("/", path -> new Response(200, HTML, page));
+        routes.put(API_PATH, path -> api(charts));
+        routes.put(
+                CHART_PATH,
+                path -> {
+                    final Function<StatusCharts, LineChart> chart =
+                            drawn.get(path.substring(CHART_PATH.length()));
+                    return chart == null
+                            ? Response.notFound("charts are " + drawn.keySet())
+                            : new Response(200, "image/png", chart.apply(charts).png());
+                });
+        return new StatusWebServer(WebServer.start("status page", port, "--port", routes));
+    }
+
+    private static Response api(final StatusCharts charts) {
         try {
-            server = HttpServer.create(new InetSocketAddress(port), 0);
-        } catch (IOException e) {
-            throw new UncheckedIOException(
-                    "cannot serve the status page on port "
-                            + port
-                            + " ("
-                            + e.getMessage()
-                            + "); choose another with --port",
-                    e);
+            return Response.text(200, JSON, StatusReport.json(charts.refresh()));
+        } catch (RuntimeException e) {
+            LOG.warn("Status not available: {}", e.toString());
+            final String message = e.getMessage() == null ? "unknown error" : e.getMessage();
+            return Response.text(503, JSON, StatusReport.jsonValue(Map.of("error", message)));
         }
-        server.createContext(
-                "/",
-                exchange -> {
-                    if (!exchange.getRequestURI().getPath().equals("/")) {
-                        send(exchange, 404, "text/plain", bytes("not found; try / or " + API_PATH));
-                        return;
-                    }
-                    send(exchange, 200, "text/html; charset=utf-8", page);
-                });
-        server.createContext(
-                API_PATH,
-                exchange -> {
-                    try {
-                        send(
-                                exchange,
-                                200,
-                                "application/json",
-                                bytes(StatusReport.json(source.get())));
-                    } catch (RuntimeException e) {
-                        LOG.warn("Status not available: {}", e.toString());
-                        send(exchange, 503, "application/json", bytes(errorJson(e.getMessage())));
-                    }
-                });
-        final ExecutorService executor =
-                Executors.newFixedThreadPool(
-                        2,
-                        r -> {
-                            final Thread t = new Thread(r, "rwml-status-web");
-                            t.setDaemon(true);
-                            return t;
-                        });
-        server.setExecutor(executor);
-        server.start();
-        LOG.info("Status page on port {}", server.getAddress().getPort());
-        return new StatusWebServer(server, executor);
     }
 
     /** The port the page is served on. */
     public int port() {
-        return server.getAddress().getPort();
+        return server.port();
     }
 
     /** The page's address on this machine. */
     public URI uri() {
-        return URI.create("http://localhost:" + port() + "/");
+        return server.uri("/");
     }
 
     @Override
     public void close() {
-        server.stop(0);
-        executor.shutdownNow();
+        server.close();
     }
 
     private static byte[] page() {
@@ -119,24 +100,5 @@ public final class StatusWebServer implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the status page", e);
         }
-    }
-
-    private static String errorJson(final String message) {
-        return StatusReport.jsonValue(Map.of("error", message == null ? "unknown error" : message));
-    }
-
-    private static void send(
-            final HttpExchange exchange, final int code, final String type, final byte[] body)
-            throws IOException {
-        exchange.getResponseHeaders().set("Content-Type", type);
-        exchange.getResponseHeaders().set("Cache-Control", "no-store");
-        exchange.sendResponseHeaders(code, body.length);
-        try (OutputStream out = exchange.getResponseBody()) {
-            out.write(body);
-        }
-    }
-
-    private static byte[] bytes(final String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -1,4 +1,4 @@
-package dev.rwml.ops.cli.demo;
+package dev.rwml.ops.cli.web;
 
 import java.awt.BasicStroke;
 import java.awt.Color;
@@ -7,7 +7,10 @@ import java.awt.Graphics2D;
 import java.awt.RenderingHints;
 import java.awt.geom.Path2D;
 import java.awt.image.BufferedImage;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,8 +18,9 @@ import java.util.Locale;
 import javax.imageio.ImageIO;
 
 /**
- * A small line chart drawn with Java2D and written as PNG: a few named series of (x, y) points,
- * axes with min/max labels, and a legend. No charting library, so the report adds no dependency.
+ * The one chart renderer of the CLI: a small line chart drawn with Java2D as PNG, for the demo's
+ * report files and the charts of the status page alike. A few named series of (x, y) points, axes
+ * with min/max labels, and a legend; no charting library, so neither adds a dependency.
  */
 public final class LineChart {
 
@@ -50,6 +54,15 @@ public final class LineChart {
                         "series " + name + " has " + xs.length + " x and " + ys.length + " y");
             }
         }
+
+        /** A solid series of {@code (x, y)} pairs. */
+        public static Series of(final String name, final List<double[]> points) {
+            return new Series(
+                    name,
+                    points.stream().mapToDouble(p -> p[0]).toArray(),
+                    points.stream().mapToDouble(p -> p[1]).toArray(),
+                    false);
+        }
     }
 
     public LineChart(final String title, final String xLabel, final String yLabel) {
@@ -66,6 +79,11 @@ public final class LineChart {
 
     /** Draws the chart and writes it to {@code file} as PNG. */
     public void writePng(final Path file) throws IOException {
+        Files.write(file, png());
+    }
+
+    /** Draws the chart as PNG bytes. */
+    public byte[] png() {
         final BufferedImage image = new BufferedImage(WIDTH, HEIGHT, BufferedImage.TYPE_INT_RGB);
         final Graphics2D g = image.createGraphics();
         try {
@@ -73,9 +91,15 @@ public final class LineChart {
         } finally {
             g.dispose();
         }
-        if (!ImageIO.write(image, "png", file.toFile())) {
-            throw new IOException("no PNG writer in this JVM for " + file);
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try {
+            if (!ImageIO.write(image, "png", out)) {
+                throw new IllegalStateException("no PNG writer in this JVM");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot encode the chart " + title + " as PNG", e);
         }
+        return out.toByteArray();
     }
 
     private void draw(final Graphics2D g) {

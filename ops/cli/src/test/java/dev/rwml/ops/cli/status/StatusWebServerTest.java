@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayInputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.List;
+import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
 
 class StatusWebServerTest {
@@ -61,6 +64,32 @@ class StatusWebServerTest {
             assertThat(api.statusCode()).isEqualTo(503);
             assertThat(new ObjectMapper().readTree(api.body()).get("error").asText())
                     .isEqualTo("cannot list topics on nowhere:9092");
+        }
+    }
+
+    @Test
+    void shouldDrawTheChartsOfThePageAsPngFromTheLatestStatus() throws Exception {
+        try (StatusWebServer server = StatusWebServer.start(0, StatusFixtures::sample)) {
+            for (final String chart : List.of("pass-rate.png", "throughput.png", "records.png")) {
+                final HttpResponse<byte[]> png =
+                        http.send(
+                                HttpRequest.newBuilder(
+                                                server.uri()
+                                                        .resolve(
+                                                                StatusWebServer.CHART_PATH + chart))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofByteArray());
+
+                assertThat(png.statusCode()).as(chart).isEqualTo(200);
+                assertThat(png.headers().firstValue("Content-Type")).hasValue("image/png");
+                assertThat(ImageIO.read(new ByteArrayInputStream(png.body())).getWidth())
+                        .as(chart)
+                        .isPositive();
+            }
+            assertThat(
+                            get(server.uri().resolve(StatusWebServer.CHART_PATH + "kl.png"))
+                                    .statusCode())
+                    .isEqualTo(404);
         }
     }
 
