@@ -3,6 +3,7 @@ package dev.rwml.ops.cli.replay;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.OffsetRange;
 import dev.rwml.ops.cli.demo.PipelineStages;
+import dev.rwml.ops.cli.status.RunObserver;
 import dev.rwml.prediction.PredictionConfig;
 import dev.rwml.reward.RewardConfig;
 import dev.rwml.runtime.settings.Connection;
@@ -156,8 +157,7 @@ public final class ReplayRun {
             try (PipelineStages stages =
                             PipelineStages.start(
                                     prediction, reward, trainer, meters, PublishListener.NONE);
-                    RecordCounter predicted = new RecordCounter(connection, predictionsTopic);
-                    RecordCounter rewarded = new RecordCounter(connection, rewardsTopic)) {
+                    RunObserver observer = new RunObserver(s.run(), connection)) {
                 for (int epoch = 1; epoch <= s.epochs(); epoch++) {
                     if (epoch > 1) {
                         stages.restartPrediction(
@@ -167,7 +167,10 @@ public final class ReplayRun {
                     final int e = epoch;
                     await(
                             stages,
-                            () -> predicted.count() + rejected(meters, s.run()) >= target,
+                            () ->
+                                    observer.committedRecords(predictionsTopic)
+                                                    + rejected(meters, s.run())
+                                            >= target,
                             () ->
                                     String.format(
                                             Locale.ROOT,
@@ -175,27 +178,35 @@ public final class ReplayRun {
                                                     + " groups rewarded",
                                             e,
                                             s.epochs(),
-                                            predicted.count()
+                                            observer.committedRecords(predictionsTopic)
                                                     + rejected(meters, s.run())
                                                     - (e - 1) * slice.transitions(),
                                             slice.transitions(),
-                                            rewarded.count()));
+                                            observer.committedRecords(rewardsTopic)));
                 }
-                final long predictions = predicted.count();
+                final long predictions = observer.committedRecords(predictionsTopic);
                 await(
                         stages,
-                        () -> rewarded.count() + rewardDeadLetters(meters, s.run()) >= predictions,
+                        () ->
+                                observer.committedRecords(rewardsTopic)
+                                                + rewardDeadLetters(meters, s.run())
+                                        >= predictions,
                         () ->
                                 String.format(
                                         Locale.ROOT,
                                         "rewarding: %d of %d groups",
-                                        rewarded.count(),
+                                        observer.committedRecords(rewardsTopic),
                                         predictions));
                 say("All %d groups rewarded; the trainer finishes the rewards topic", predictions);
                 stages.trainer().loop().finish();
                 stages.trainer().await();
                 final List<ModelVersion> versions = versions(s.run());
-                final Result result = new Result(slice, predictions, rewarded.count(), versions);
+                final Result result =
+                        new Result(
+                                slice,
+                                predictions,
+                                observer.committedRecords(rewardsTopic),
+                                versions);
                 summary(s, result);
                 return result;
             }
