@@ -22,6 +22,11 @@ final class StatusCharts {
     /** Records/s samples kept per topic (five minutes at the page's two-second poll). */
     private static final int HISTORY = 150;
 
+    /** The records chart spans the page. */
+    private static final int WIDE_WIDTH = 1120;
+
+    private static final int WIDE_HEIGHT = 300;
+
     private final Supplier<RunStatus> source;
     private final long startNanos = System.nanoTime();
     private final Map<String, Deque<double[]>> recordRates = new LinkedHashMap<>();
@@ -69,7 +74,7 @@ final class StatusCharts {
 
     /** Groups trained per second between each version's parent and the version. */
     LineChart throughput() {
-        return new LineChart("Groups trained per second", "model version", "groups/s")
+        return new LineChart("Groups trained per second per version", "model version", "groups/s")
                 .add(
                         LineChart.Series.of(
                                 "parent to version",
@@ -80,9 +85,20 @@ final class StatusCharts {
     synchronized LineChart records() {
         latest();
         final LineChart chart =
-                new LineChart("Records per second", "seconds since served", "records/s");
+                new LineChart(
+                        "Records per second (live)",
+                        "seconds since served",
+                        "records/s",
+                        WIDE_WIDTH,
+                        WIDE_HEIGHT);
+        final String runPrefix = "rwml." + latest.run() + ".";
         recordRates.forEach(
-                (topic, samples) -> chart.add(LineChart.Series.of(topic, List.copyOf(samples))));
+                (topic, samples) ->
+                        chart.add(
+                                LineChart.Series.of(
+                                        // The legend has room for the short name only.
+                                        topic.replace(runPrefix, "").replace("rwml.", ""),
+                                        List.copyOf(samples))));
         return chart;
     }
 

@@ -24,8 +24,8 @@ import javax.imageio.ImageIO;
  */
 public final class LineChart {
 
-    private static final int WIDTH = 720;
-    private static final int HEIGHT = 360;
+    private static final int DEFAULT_WIDTH = 720;
+    private static final int DEFAULT_HEIGHT = 360;
     private static final int LEFT = 70;
     private static final int RIGHT = 170;
     private static final int TOP = 40;
@@ -37,6 +37,8 @@ public final class LineChart {
     private final String title;
     private final String xLabel;
     private final String yLabel;
+    private final int width;
+    private final int height;
     private final List<Series> series = new ArrayList<>();
 
     /**
@@ -65,10 +67,31 @@ public final class LineChart {
         }
     }
 
+    /** A chart of the default size, 720 by 360 pixels. */
     public LineChart(final String title, final String xLabel, final String yLabel) {
+        this(title, xLabel, yLabel, DEFAULT_WIDTH, DEFAULT_HEIGHT);
+    }
+
+    /** A chart of {@code width} by {@code height} pixels. */
+    public LineChart(
+            final String title,
+            final String xLabel,
+            final String yLabel,
+            final int width,
+            final int height) {
+        if (width <= LEFT + RIGHT || height <= TOP + BOTTOM) {
+            throw new IllegalArgumentException(
+                    "a chart needs more than "
+                            + (LEFT + RIGHT)
+                            + " by "
+                            + (TOP + BOTTOM)
+                            + " pixels");
+        }
         this.title = title;
         this.xLabel = xLabel;
         this.yLabel = yLabel;
+        this.width = width;
+        this.height = height;
     }
 
     /** Adds a series; returns this chart. */
@@ -84,7 +107,7 @@ public final class LineChart {
 
     /** Draws the chart as PNG bytes. */
     public byte[] png() {
-        final BufferedImage image = new BufferedImage(WIDTH, HEIGHT, BufferedImage.TYPE_INT_RGB);
+        final BufferedImage image = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB);
         final Graphics2D g = image.createGraphics();
         try {
             draw(g);
@@ -105,7 +128,7 @@ public final class LineChart {
     private void draw(final Graphics2D g) {
         g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
         g.setColor(Color.WHITE);
-        g.fillRect(0, 0, WIDTH, HEIGHT);
+        g.fillRect(0, 0, width, height);
         double minX = Double.POSITIVE_INFINITY;
         double maxX = Double.NEGATIVE_INFINITY;
         double minY = 0;
@@ -130,8 +153,8 @@ public final class LineChart {
             maxY = minY + 1;
         }
         maxY += (maxY - minY) * 0.05;
-        final int plotW = WIDTH - LEFT - RIGHT;
-        final int plotH = HEIGHT - TOP - BOTTOM;
+        final int plotW = width - LEFT - RIGHT;
+        final int plotH = height - TOP - BOTTOM;
         g.setColor(Color.BLACK);
         g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 15));
         g.drawString(title, LEFT, 24);
@@ -146,7 +169,7 @@ public final class LineChart {
                 LEFT + plotW - g.getFontMetrics().stringWidth(maxXText),
                 TOP + plotH + 16);
         g.drawString(
-                xLabel, LEFT + plotW / 2 - g.getFontMetrics().stringWidth(xLabel) / 2, HEIGHT - 12);
+                xLabel, LEFT + plotW / 2 - g.getFontMetrics().stringWidth(xLabel) / 2, height - 12);
         g.drawString(yLabel, 8, TOP + plotH / 2);
         int legendY = TOP + 14;
         for (int k = 0; k < series.size(); k++) {
@@ -168,9 +191,9 @@ public final class LineChart {
                 }
             }
             g.draw(path);
-            g.drawLine(WIDTH - RIGHT + 10, legendY - 4, WIDTH - RIGHT + 30, legendY - 4);
+            g.drawLine(width - RIGHT + 10, legendY - 4, width - RIGHT + 30, legendY - 4);
             g.setColor(Color.BLACK);
-            g.drawString(s.name(), WIDTH - RIGHT + 36, legendY);
+            g.drawString(s.name(), width - RIGHT + 36, legendY);
             legendY += 18;
         }
     }
