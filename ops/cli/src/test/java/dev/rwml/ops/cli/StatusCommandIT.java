@@ -133,11 +133,7 @@ class StatusCommandIT {
         final Map<String, Object> transactional = new HashMap<>();
         transactional.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
         transactional.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "status-it-open-" + RUN);
-        try (RunObserver observer =
-                        new RunObserver(
-                                RUN,
-                                Connection.of(
-                                        KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl()));
+        try (RunObserver observer = new RunObserver(RUN, connection());
                 KafkaProducer<String, String> producer =
                         new KafkaProducer<>(
                                 transactional, new StringSerializer(), new StringSerializer())) {
@@ -180,11 +176,7 @@ class StatusCommandIT {
 
     @Test
     void shouldServeVersionsOnTheStatusPagesJsonEndpoint() throws Exception {
-        try (StatusCollector collector =
-                        new StatusCollector(
-                                RUN,
-                                Connection.of(
-                                        KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl()));
+        try (StatusCollector collector = new StatusCollector(RUN, connection());
                 StatusWebServer server = StatusWebServer.start(0, collector::collect)) {
             final HttpResponse<String> api =
                     HttpClient.newHttpClient()
@@ -209,11 +201,7 @@ class StatusCommandIT {
         final Path png = Path.of("target", "status-page", "status.png").toAbsolutePath();
         Files.createDirectories(png.getParent());
         Files.deleteIfExists(png);
-        try (StatusCollector collector =
-                        new StatusCollector(
-                                RUN,
-                                Connection.of(
-                                        KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl()));
+        try (StatusCollector collector = new StatusCollector(RUN, connection());
                 StatusWebServer server = StatusWebServer.start(0, collector::collect)) {
             final Process chromium =
                     new ProcessBuilder(
@@ -247,6 +235,10 @@ class StatusCommandIT {
         assertThat(image.getWidth()).isEqualTo(1200);
         // A blank or error page has a handful of colours; charts, text and cards have hundreds.
         assertThat(distinctColours(image)).isGreaterThan(200);
+    }
+
+    private static Connection connection() {
+        return Connection.of(KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl());
     }
 
     private static RunFixtures.Result status(final String... extra) {
