@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.errors.StreamsException;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,7 +38,7 @@ public final class StreamsLifecycle {
                     LOG.warn(
                             "{} stream thread failed: {}; {}",
                             stage,
-                            error.getMessage(),
+                            reason(error),
                             decision.reason());
                     LOG.debug("{} stream thread failure", stage, error);
                     pause(decision.delay());
@@ -51,7 +52,7 @@ public final class StreamsLifecycle {
                                 new StageFailedException(
                                         stage
                                                 + " stage stopped: its stream threads died"
-                                                + (cause == null ? "" : ": " + cause.getMessage()),
+                                                + (cause == null ? "" : ": " + reason(cause)),
                                         cause));
                     } else if (now == KafkaStreams.State.NOT_RUNNING) {
                         termination.complete(null);
@@ -60,6 +61,15 @@ public final class StreamsLifecycle {
                     }
                 });
         return termination;
+    }
+
+    /** The message of the innermost cause that is not just Kafka Streams' wrapper. */
+    static String reason(final Throwable error) {
+        Throwable cause = error;
+        while (cause instanceof StreamsException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause.getMessage() == null ? cause.getClass().getName() : cause.getMessage();
     }
 
     private static void pause(final Duration delay) {

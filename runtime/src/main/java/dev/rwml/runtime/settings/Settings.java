@@ -2,6 +2,7 @@ package dev.rwml.runtime.settings;
 
 import dev.rwml.runtime.StageName;
 import dev.rwml.runtime.lifecycle.RestartPolicy;
+import dev.rwml.schemas.registry.RegistryConfig;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collections;
@@ -16,6 +17,11 @@ import org.apache.kafka.common.config.ConfigDef;
  * SettingsDefinition#load} returns.
  */
 public final class Settings extends AbstractConfig {
+
+    /**
+     * Registry call attempts of a stage unless {@code schema.registry.retry.max.attempts} is set.
+     */
+    public static final String STAGE_REGISTRY_ATTEMPTS = "30";
 
     private final SettingsDefinition definition;
     private final Map<String, String> values;
@@ -44,9 +50,15 @@ public final class Settings extends AbstractConfig {
         return Durations.parse(key, getString(key));
     }
 
-    /** Where the stage's clients connect. */
+    /**
+     * Where the stage's clients connect. Unless set, a stage's registry calls are retried for about
+     * two minutes ({@value #STAGE_REGISTRY_ATTEMPTS} attempts, backoff up to 5 s), so a registry
+     * outage blocks progress where it happens instead of failing a record.
+     */
     public Connection connection() {
-        return Connection.from(values);
+        final Map<String, String> all = new LinkedHashMap<>(values);
+        all.putIfAbsent(RegistryConfig.MAX_ATTEMPTS, STAGE_REGISTRY_ATTEMPTS);
+        return Connection.from(all);
     }
 
     /** The restart policy every stage applies to crashes of its processing thread. */
