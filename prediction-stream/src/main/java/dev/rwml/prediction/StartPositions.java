@@ -13,17 +13,23 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.errors.GroupNotEmptyException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Applies a {@link StartPosition.Kind#TIMESTAMP} start before the streams start: when the run's
- * group has no committed offset on the transitions topic yet, it commits, for each partition, the
- * offset of the first record at or after the time (the end offset when there is none). A group that
- * already committed keeps its offsets, so a restart never re-reads or skips.
+ * Applies a {@link StartPosition.Kind#TIMESTAMP} or {@link StartPosition.Kind#LATEST} start before
+ * the streams start: when the run's group has no committed offset on the transitions topic yet, it
+ * commits, for each partition, the offset of the first record at or after the time, or the end
+ * offset for {@code latest} (and for a time after every record). A group that already committed
+ * keeps its offsets, so a restart never re-reads or skips.
  *
  * <p>Seeking the offsets rather than filtering by eventTime means records before the time are not
- * even fetched, and the start is exact whatever the event times say.
+ * even fetched, and the start is exact whatever the event times say. Committing {@code latest}
+ * rather than leaving it to the consumer's offset reset fixes the start when the stage starts, not
+ * at its first poll after the group's first rebalance (transitions produced in between were
+ * skipped), keeps it when the stage stops before any transition arrived (a restart used to skip
+ * what came meanwhile), and shows the group's lag as 0 from the start.
  */
 final class StartPositions {
 
@@ -38,7 +44,7 @@ final class StartPositions {
             final String topic,
             final StartPosition position,
             final Duration timeout) {
-        if (position.kind() != StartPosition.Kind.TIMESTAMP) {
+        if (position.kind() == StartPosition.Kind.EARLIEST) {
             return Map.of();
         }
         try {
@@ -69,7 +75,11 @@ final class StartPositions {
             final Map<TopicPartition, OffsetSpec> atEnd = new HashMap<>();
             for (final TopicPartitionInfo p : partitions) {
                 final TopicPartition tp = new TopicPartition(topic, p.partition());
-                atTime.put(tp, OffsetSpec.forTimestamp(position.timestamp().toEpochMilli()));
+                atTime.put(
+                        tp,
+                        position.kind() == StartPosition.Kind.LATEST
+                                ? OffsetSpec.latest()
+                                : OffsetSpec.forTimestamp(position.timestamp().toEpochMilli()));
                 atEnd.put(tp, OffsetSpec.latest());
             }
             final Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> found =
@@ -85,9 +95,21 @@ final class StartPositions {
                 start.put(tp, new OffsetAndMetadata(chosen));
                 result.put(tp, chosen);
             }
-            admin.alterConsumerGroupOffsets(groupId, start)
-                    .all()
-                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            try {
+                admin.alterConsumerGroupOffsets(groupId, start)
+                        .all()
+                        .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof GroupNotEmptyException)) {
+                    throw e;
+                }
+                // Another instance of the stage set the start a moment ago and joined.
+                LOG.info(
+                        "Group {} already has active members; they set where {} starts",
+                        groupId,
+                        topic);
+                return Map.of();
+            }
             LOG.info("Group {} starts {} at {}: offsets {}", groupId, topic, position, result);
             return result;
         } catch (ExecutionException | TimeoutException e) {

@@ -452,4 +452,65 @@ class PredictionAppIT {
         assertThat(letters.get(0).value().getSourceTopic()).isEqualTo(TopicCatalog.TRANSITIONS);
         assertThat(groups()).hasSize(before.size() + after.size());
     }
+
+    @Test
+    void shouldCommitTheEndOffsetsForLatestSoAStopBeforeAnyTransitionSkipsNone() throws Exception {
+        produceTransitions("before-start", 0, 3);
+        final String group = "rwml-" + run + "-prediction";
+        try (Admin admin =
+                Admin.create(
+                        Map.of(
+                                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                                KAFKA.bootstrapServers()))) {
+            final Map<TopicPartition, Long> ends = transitionEnds(admin);
+
+            final Map<TopicPartition, Long> started =
+                    StartPositions.seekIfNew(
+                            admin,
+                            group,
+                            TopicCatalog.TRANSITIONS,
+                            StartPosition.LATEST,
+                            Duration.ofSeconds(30));
+            produceTransitions("while-stopped", 0, 3);
+            final Map<TopicPartition, Long> restarted =
+                    StartPositions.seekIfNew(
+                            admin,
+                            group,
+                            TopicCatalog.TRANSITIONS,
+                            StartPosition.LATEST,
+                            Duration.ofSeconds(30));
+
+            assertThat(started).as("latest: the end when the stage started").isEqualTo(ends);
+            assertThat(restarted).as("an existing group resumes").isEmpty();
+            final Map<TopicPartition, Long> committed =
+                    admin
+                            .listConsumerGroupOffsets(group)
+                            .partitionsToOffsetAndMetadata()
+                            .get()
+                            .entrySet()
+                            .stream()
+                            .collect(
+                                    Collectors.toMap(
+                                            Map.Entry::getKey, e -> e.getValue().offset()));
+            assertThat(committed)
+                    .as("what arrived while the stage was stopped is still ahead of it")
+                    .isEqualTo(ends);
+        }
+    }
+
+    private static Map<TopicPartition, Long> transitionEnds(final Admin admin) throws Exception {
+        final Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        admin.describeTopics(List.of(TopicCatalog.TRANSITIONS))
+                .allTopicNames()
+                .get()
+                .get(TopicCatalog.TRANSITIONS)
+                .partitions()
+                .forEach(
+                        p ->
+                                latest.put(
+                                        new TopicPartition(TopicCatalog.TRANSITIONS, p.partition()),
+                                        OffsetSpec.latest()));
+        return admin.listOffsets(latest).all().get().entrySet().stream()
+                .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
+    }
 }
