@@ -503,6 +503,14 @@ public final class TrainerLoop implements AutoCloseable {
          * open, so the next version's lineage and counters include the skipped records.
          */
         private void commitPassedOverIfDue(final long nowNanos) {
+            if (window.steps() == 0 && assembler.size() == 0) {
+                // Nothing is buffered: all up to the consumer's positions is done, transaction
+                // markers included, so a caught-up trainer commits the topic's end and its lag
+                // reads 0 rather than one marker per partition.
+                for (final TopicPartition tp : consumer.assignment()) {
+                    window.advanceTo(tp, consumer.position(tp, READ_TIMEOUT));
+                }
+            }
             if (window.steps() > 0 || window.uncommitted() == 0) {
                 passedOverSinceNanos = nowNanos;
                 return;

@@ -60,7 +60,10 @@ final class TrainingWindow {
         uncommitted++;
     }
 
-    /** Records marked done since the last commit (with or without a version). */
+    /**
+     * Records marked done, and frontier moves past transaction markers, since the last commit (with
+     * or without a version).
+     */
     long uncommitted() {
         return uncommitted;
     }
@@ -71,7 +74,11 @@ final class TrainingWindow {
      */
     void advanceTo(final TopicPartition tp, final long position) {
         from.putIfAbsent(tp, position);
-        until.merge(tp, position, Math::max);
+        final Long frontier = until.get(tp);
+        if (frontier == null || position > frontier) {
+            until.put(tp, position);
+            uncommitted++;
+        }
     }
 
     void dropped(final GroupVerdict verdict) {

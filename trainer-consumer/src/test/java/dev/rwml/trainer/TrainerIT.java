@@ -8,6 +8,7 @@ import dev.rwml.events.OffsetRange;
 import dev.rwml.events.RewardedGroup;
 import dev.rwml.ops.embedded.KafkaStack;
 import dev.rwml.runtime.settings.Connection;
+import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.worldmodel.checkpoint.Checkpoint;
 import dev.rwml.worldmodel.tokenizer.WorldModelTokenizer;
 import io.micrometer.core.instrument.Counter;
@@ -27,7 +28,10 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -358,6 +362,46 @@ class TrainerIT {
     }
 
     @Test
+    void shouldCommitPastTransactionMarkersSoACaughtUpTrainersLagIsZero() throws Exception {
+        final String run = newRun();
+        final List<RewardedGroup> skipped = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            skipped.add(Groups.zeroAdvantage(Groups.group("flat/" + i + "/0", 0, 4, vocab)));
+        }
+        // The reward stage writes in transactions: each one leaves a marker after its records.
+        try (KafkaProducer<String, byte[]> p =
+                new KafkaProducer<>(
+                        Map.of(
+                                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                                KAFKA.bootstrapServers(),
+                                ProducerConfig.TRANSACTIONAL_ID_CONFIG,
+                                "markers-" + run),
+                        new StringSerializer(),
+                        new ByteArraySerializer())) {
+            p.initTransactions();
+            for (final RewardedGroup g : skipped) {
+                p.beginTransaction();
+                TrainerFixture.send(KAFKA.schemaRegistryUrl(), run, p, List.of(g));
+                p.commitTransaction();
+            }
+        }
+        final long end = endOffsets(run);
+        assertThat(end).as("3 records and 3 markers").isEqualTo(6L);
+        try (TrainerLoop loop =
+                new TrainerLoop(
+                        config(run, Map.of()),
+                        WorldModelPolicyTrainer.factory(),
+                        new SimpleMeterRegistry(),
+                        FaultHook.NONE,
+                        new Ledger())) {
+            final CompletableFuture<Long> done = start(loop);
+            await().atMost(WAIT).until(() -> done.isDone() || committedOffsets(run) == end);
+            loop.close();
+            assertThat(done.get()).isZero();
+        }
+    }
+
+    @Test
     void shouldCommitTheOffsetsOfSkippedGroupsWithoutAVersionAndCountThemInTheNextOne()
             throws Exception {
         final String run = newRun();
@@ -448,6 +492,36 @@ class TrainerIT {
     }
 
     /** The trainer group's committed offsets of the run's rewards, summed over partitions. */
+    private static long endOffsets(final String run) throws Exception {
+        try (Admin admin =
+                Admin.create(
+                        Map.of(
+                                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                                KAFKA.bootstrapServers()))) {
+            final String topic = TopicCatalog.defaults().run(run).rewards().name();
+            final Map<
+                            org.apache.kafka.common.TopicPartition,
+                            org.apache.kafka.clients.admin.OffsetSpec>
+                    latest = new java.util.HashMap<>();
+            admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get()
+                    .get(topic)
+                    .partitions()
+                    .forEach(
+                            p ->
+                                    latest.put(
+                                            new org.apache.kafka.common.TopicPartition(
+                                                    topic, p.partition()),
+                                            org.apache.kafka.clients.admin.OffsetSpec.latest()));
+            return admin.listOffsets(latest).all().get().values().stream()
+                    .mapToLong(
+                            org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo
+                                    ::offset)
+                    .sum();
+        }
+    }
+
     private static long committedOffsets(final String run) throws Exception {
         try (Admin admin =
                 Admin.create(
