@@ -3,6 +3,7 @@ package dev.rwml.ops.cli;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
+import java.nio.file.Path;
 import org.slf4j.LoggerFactory;
 
 /** Switches the command's logback levels; the quiet defaults live in {@code logback.xml}. */
@@ -14,24 +15,32 @@ final class Logging {
     private Logging() {}
 
     /**
-     * Chooses the log file before logging starts: {@code $RWML_LOG_DIR} (default {@code
-     * .rwml/logs}) and one file per command, e.g. {@code .rwml/logs/predict.log}.
+     * Chooses the log file before logging starts: one file per command under the command's data
+     * directory ({@code --data-dir}, or the demo's {@code --dir}; default {@code .rwml}), e.g.
+     * {@code .rwml/logs/predict.log}; {@code $RWML_LOG_DIR} names another folder.
      */
     static void chooseFile(final String[] args) {
         if (System.getProperty(FILE_PROPERTY) != null) {
             return;
         }
-        String command = "rwml";
-        for (final String arg : args) {
-            if (!arg.startsWith("-")) {
+        String command = null;
+        String dataDir = ".rwml";
+        for (int i = 0; i < args.length; i++) {
+            final String arg = args[i];
+            if (arg.startsWith("--data-dir=") || arg.startsWith("--dir=")) {
+                dataDir = arg.substring(arg.indexOf('=') + 1);
+            } else if ((arg.equals("--data-dir") || arg.equals("--dir")) && i + 1 < args.length) {
+                dataDir = args[++i];
+            } else if (command == null && !arg.startsWith("-")) {
                 command = arg.replaceAll("[^A-Za-z0-9_-]", "_");
-                break;
             }
         }
-        final String dir = System.getenv().getOrDefault("RWML_LOG_DIR", ".rwml/logs");
+        final String dir = System.getenv().getOrDefault("RWML_LOG_DIR", dataDir + "/logs");
         System.setProperty(
                 FILE_PROPERTY,
-                java.nio.file.Path.of(dir, command + ".log").toAbsolutePath().toString());
+                Path.of(dir, (command == null ? "rwml" : command) + ".log")
+                        .toAbsolutePath()
+                        .toString());
     }
 
     static void verbose() {

@@ -1,6 +1,7 @@
 package dev.rwml.ops.cli;
 
 import dev.rwml.ops.embedded.EmbeddedCluster;
+import dev.rwml.runtime.lifecycle.StopSignals;
 import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.topics.CatalogSettings;
 import dev.rwml.schemas.topics.EnsureResult;
@@ -15,7 +16,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.admin.Admin;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -70,19 +71,28 @@ final class UpCommand implements Callable<Integer> {
         if (run != null) {
             topics.addAll(catalog.forRun(run));
         }
-        final EmbeddedCluster cluster = EmbeddedCluster.start(dataDir);
-        final CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime()
-                .addShutdownHook(
-                        new Thread(
-                                () -> {
-                                    deleteClusterFile();
-                                    cluster.close();
-                                    out.println("rwml up: stopped");
-                                    out.flush();
-                                    stopped.countDown();
-                                },
-                                "rwml-up-shutdown"));
+        // SIGTERM or Ctrl-C returns from the wait below; the cluster is closed in the finally, and
+        // the command exits 0 like every long-running command.
+        final CompletableFuture<String> stop = StopSignals.install();
+        try (EmbeddedCluster cluster = EmbeddedCluster.start(dataDir)) {
+            try {
+                serve(cluster, catalog, topics, out, stop);
+            } finally {
+                deleteClusterFile();
+            }
+        }
+        out.println("rwml up: stopped");
+        out.flush();
+        return 0;
+    }
+
+    private void serve(
+            final EmbeddedCluster cluster,
+            final TopicCatalog catalog,
+            final List<TopicSpec<?, ?>> topics,
+            final PrintWriter out,
+            final CompletableFuture<String> stop)
+            throws java.io.IOException {
         final EnsureResult result =
                 ensureTopics(
                         Connection.of(cluster.bootstrapServers(), cluster.schemaRegistryUrl()),
@@ -97,8 +107,7 @@ final class UpCommand implements Callable<Integer> {
         writeClusterFile(cluster);
         out.println(READY_LINE);
         out.flush();
-        stopped.await();
-        return 0;
+        stop.join();
     }
 
     /** Lets other commands find this cluster without options while it runs. */
