@@ -108,25 +108,40 @@ class DeadLetterHandlersTest {
                 .deserialize(record.topic(), record.value());
     }
 
-    @Test
-    void shouldSendUndecodableBytesToTheRunsDeadLetterTopicWithTheirReason() {
+    private DeserializationExceptionHandler.Response deserializationFailure(
+            final ConsumerRecord<byte[], byte[]> record, final Exception failure) {
         final DeadLetterHandlers.Deserialization handler = new DeadLetterHandlers.Deserialization();
         handler.configure(configs());
-        final ConsumerRecord<byte[], byte[]> bad =
-                new ConsumerRecord<>(
-                        "rwml.r0.predictions",
-                        2,
-                        17,
-                        "k".getBytes(StandardCharsets.UTF_8),
-                        new byte[] {42, 0, 0, 0, 1, 9});
+        return handler.handleError(context(), record, failure);
+    }
 
+    private ProcessingExceptionHandler.Response processingFailure(final Exception failure) {
+        final DeadLetterHandlers.Processing handler = new DeadLetterHandlers.Processing();
+        handler.configure(configs());
+        return handler.handleError(context(), new Record<>("k", "v", 0L), failure);
+    }
+
+    private static ConsumerRecord<byte[], byte[]> prediction(final byte[] value) {
+        return new ConsumerRecord<>(
+                "rwml.r0.predictions", 2, 17, "k".getBytes(StandardCharsets.UTF_8), value);
+    }
+
+    private static ConsumerRecord<byte[], byte[]> framedPrediction() {
+        return prediction(new byte[] {0, 0, 0, 0, 7, 2, 4});
+    }
+
+    private static RegistryUnreachableException registryUnreachable() {
+        return new RegistryUnreachableException(
+                "http://registry:8081", 5, new ConnectException("Connection refused"));
+    }
+
+    @Test
+    void shouldSendUndecodableBytesToTheRunsDeadLetterTopicWithTheirReason() {
         final DeserializationExceptionHandler.Response response =
-                handler.handleError(
-                        context(),
-                        bad,
-                        new dev.rwml.schemas.serde.EventDecodingException(
-                                dev.rwml.schemas.serde.EventDecodingException.Reason
-                                        .WRONG_MAGIC_BYTE,
+                deserializationFailure(
+                        prediction(new byte[] {42, 0, 0, 0, 1, 9}),
+                        new EventDecodingException(
+                                EventDecodingException.Reason.WRONG_MAGIC_BYTE,
                                 "rwml.r0.predictions",
                                 "first byte 42"));
 
@@ -146,12 +161,8 @@ class DeadLetterHandlersTest {
 
     @Test
     void shouldDeadLetterAProcessingFailureAndResume() {
-        final DeadLetterHandlers.Processing handler = new DeadLetterHandlers.Processing();
-        handler.configure(configs());
-
         final ProcessingExceptionHandler.Response response =
-                handler.handleError(
-                        context(), new Record<>("k", "v", 0L), new IllegalStateException("boom"));
+                processingFailure(new IllegalStateException("boom"));
 
         assertThat(response.result()).isEqualTo(ProcessingExceptionHandler.Result.RESUME);
         final DeadLetter letter = decode(response.deadLetterQueueRecords().get(0));
@@ -161,41 +172,17 @@ class DeadLetterHandlersTest {
 
     @Test
     void shouldFailTheThreadWhenTheEmbeddingModelIsUnreachableSoRecordsAreRetried() {
-        final DeadLetterHandlers.Processing handler = new DeadLetterHandlers.Processing();
-        handler.configure(configs());
-
         final ProcessingExceptionHandler.Response response =
-                handler.handleError(
-                        context(),
-                        new Record<>("k", "v", 0L),
-                        new EmbeddingException("cannot reach embedding server"));
+                processingFailure(new EmbeddingException("cannot reach embedding server"));
 
         assertThat(response.result()).isEqualTo(ProcessingExceptionHandler.Result.FAIL);
         assertThat(response.deadLetterQueueRecords()).isEmpty();
     }
 
-    private static ConsumerRecord<byte[], byte[]> framedPrediction() {
-        return new ConsumerRecord<>(
-                "rwml.r0.predictions",
-                2,
-                17,
-                "k".getBytes(StandardCharsets.UTF_8),
-                new byte[] {0, 0, 0, 0, 7, 2, 4});
-    }
-
     @Test
     void shouldFailTheThreadRatherThanDeadLetterWhenTheRegistryIsUnreachable() {
-        final DeadLetterHandlers.Deserialization handler = new DeadLetterHandlers.Deserialization();
-        handler.configure(configs());
-
         final DeserializationExceptionHandler.Response response =
-                handler.handleError(
-                        context(),
-                        framedPrediction(),
-                        new RegistryUnreachableException(
-                                "http://registry:8081",
-                                5,
-                                new ConnectException("Connection refused")));
+                deserializationFailure(framedPrediction(), registryUnreachable());
 
         assertThat(response.result()).isEqualTo(DeserializationExceptionHandler.Result.FAIL);
         assertThat(response.deadLetterQueueRecords()).isEmpty();
@@ -204,12 +191,8 @@ class DeadLetterHandlersTest {
 
     @Test
     void shouldFailTheThreadRatherThanDeadLetterWhenTheRegistryRefusesTheCredentials() {
-        final DeadLetterHandlers.Deserialization handler = new DeadLetterHandlers.Deserialization();
-        handler.configure(configs());
-
         final DeserializationExceptionHandler.Response response =
-                handler.handleError(
-                        context(),
+                deserializationFailure(
                         framedPrediction(),
                         new RegistryUnauthorizedException(
                                 "http://registry:8081",
@@ -224,12 +207,8 @@ class DeadLetterHandlersTest {
 
     @Test
     void shouldStillDeadLetterASchemaIdTheRegistrySaysItDoesNotKnow() {
-        final DeadLetterHandlers.Deserialization handler = new DeadLetterHandlers.Deserialization();
-        handler.configure(configs());
-
         final DeserializationExceptionHandler.Response response =
-                handler.handleError(
-                        context(),
+                deserializationFailure(
                         framedPrediction(),
                         new EventDecodingException(
                                 EventDecodingException.Reason.UNKNOWN_SCHEMA_ID,
@@ -248,17 +227,8 @@ class DeadLetterHandlersTest {
 
     @Test
     void shouldFailTheThreadRatherThanDeadLetterWhenTheRegistryIsUnreachableInAProcessor() {
-        final DeadLetterHandlers.Processing handler = new DeadLetterHandlers.Processing();
-        handler.configure(configs());
-
         final ProcessingExceptionHandler.Response response =
-                handler.handleError(
-                        context(),
-                        new Record<>("k", "v", 0L),
-                        new RegistryUnreachableException(
-                                "http://registry:8081",
-                                5,
-                                new ConnectException("Connection refused")));
+                processingFailure(registryUnreachable());
 
         assertThat(response.result()).isEqualTo(ProcessingExceptionHandler.Result.FAIL);
         assertThat(response.deadLetterQueueRecords()).isEmpty();
