@@ -29,22 +29,6 @@ public record KafkaSettings(
         return new KafkaSettings(connection, Map.of(), CatalogSettings.defaults());
     }
 
-    /** A plain cluster and registry (no security settings), default catalog, no overrides. */
-    public static KafkaSettings of(final String bootstrapServers, final String registryUrl) {
-        Objects.requireNonNull(bootstrapServers, "bootstrapServers");
-        if (bootstrapServers.isBlank()) {
-            throw new IllegalArgumentException(
-                    "bootstrap servers are empty; give host:port of a Kafka broker");
-        }
-        if (registryUrl == null || registryUrl.isBlank()) {
-            throw new IllegalArgumentException(
-                    Connection.SCHEMA_REGISTRY_URL
-                            + " is missing; give the schema registry URL (e.g."
-                            + " http://localhost:8080/apis/ccompat/v7 for Apicurio)");
-        }
-        return of(Connection.of(bootstrapServers, registryUrl));
-    }
-
     /** The Kafka {@code bootstrap.servers}. */
     public String bootstrapServers() {
         return connection.bootstrapServers();

@@ -8,6 +8,7 @@ import dev.rwml.events.NextStateKind;
 import dev.rwml.events.Transition;
 import dev.rwml.events.Turn;
 import dev.rwml.ops.embedded.KafkaStack;
+import dev.rwml.runtime.settings.Connection;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -66,7 +67,9 @@ class TrajectoryImporterIT {
                         1,
                         Instant.parse("2026-02-01T00:00:00Z"),
                         Duration.ofSeconds(5),
-                        KafkaSettings.of(KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl()));
+                        KafkaSettings.of(
+                                Connection.of(
+                                        KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl())));
 
         final ImportResult result = TrajectoryImporter.run(config);
 

@@ -3,6 +3,7 @@ package dev.rwml.env.produce;
 import dev.rwml.env.EnvironmentSource;
 import dev.rwml.env.EpisodeRunner;
 import dev.rwml.ops.embedded.KafkaStack;
+import dev.rwml.runtime.settings.Connection;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -35,8 +36,9 @@ class ProducerBenchmark {
                         ProducerConfig.builder(
                                         env,
                                         KafkaSettings.of(
-                                                KAFKA.bootstrapServers(),
-                                                KAFKA.schemaRegistryUrl()))
+                                                Connection.of(
+                                                        KAFKA.bootstrapServers(),
+                                                        KAFKA.schemaRegistryUrl())))
                                 .agents(agents)
                                 .episodes(EPISODES)
                                 .seed(7_000 + agents)

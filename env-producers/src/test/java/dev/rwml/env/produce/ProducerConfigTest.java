@@ -3,12 +3,14 @@ package dev.rwml.env.produce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.rwml.runtime.settings.Connection;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
 class ProducerConfigTest {
 
-    private static final KafkaSettings KAFKA = KafkaSettings.of("localhost:9092", "mock://cfg");
+    private static final KafkaSettings KAFKA =
+            KafkaSettings.of(Connection.of("localhost:9092", "mock://cfg"));
 
     @Test
     void shouldNameTheValidSplitsWhenTheSplitIsUnknown() {
@@ -27,8 +29,8 @@ class ProducerConfigTest {
                 .hasMessageContaining("positive number of transitions per second");
         assertThatThrownBy(() -> ProducerConfig.builder(EnvKind.RETAIL, KAFKA).epsilon(1.5).build())
                 .hasMessageContaining("epsilon must be in [0, 1]");
-        assertThatThrownBy(() -> KafkaSettings.of(" ", "mock://x"))
-                .hasMessageContaining("bootstrap servers are empty");
+        assertThatThrownBy(() -> KafkaSettings.of(Connection.of(" ", "mock://x")))
+                .hasMessageContaining("bootstrap.servers is required");
     }
 
     @Test

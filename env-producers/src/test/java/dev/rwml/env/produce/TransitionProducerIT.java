@@ -7,6 +7,7 @@ import dev.rwml.env.EpisodeRunner;
 import dev.rwml.env.alfworld.Grammar;
 import dev.rwml.events.Transition;
 import dev.rwml.ops.embedded.KafkaStack;
+import dev.rwml.runtime.settings.Connection;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,7 +23,7 @@ class TransitionProducerIT {
     @RegisterExtension static final KafkaStack KAFKA = KafkaStack.embedded();
 
     private static KafkaSettings kafka() {
-        return KafkaSettings.of(KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl());
+        return KafkaSettings.of(Connection.of(KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl()));
     }
 
     /** The run's episodes computed here with the episode runner alone, in episode order. */

@@ -38,10 +38,14 @@ public record Connection(Map<String, String> kafka, Map<String, String> registry
         kafka = Map.copyOf(new TreeMap<>(kafka));
         registry = Map.copyOf(new TreeMap<>(registry));
         if (kafka.getOrDefault(BOOTSTRAP_SERVERS, "").isBlank()) {
-            throw new IllegalArgumentException(BOOTSTRAP_SERVERS + " is required");
+            throw new IllegalArgumentException(
+                    BOOTSTRAP_SERVERS + " is required: give host:port of a Kafka broker");
         }
         if (registry.getOrDefault(SCHEMA_REGISTRY_URL, "").isBlank()) {
-            throw new IllegalArgumentException(SCHEMA_REGISTRY_URL + " is required");
+            throw new IllegalArgumentException(
+                    SCHEMA_REGISTRY_URL
+                            + " is required: give the schema registry URL (e.g."
+                            + " http://localhost:8080/apis/ccompat/v7 for Apicurio)");
         }
     }
 

@@ -5,7 +5,6 @@ import dev.rwml.events.OffsetRange;
 import dev.rwml.events.TrainingCounters;
 import dev.rwml.events.Transition;
 import dev.rwml.schemas.serde.EventSerde;
-import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.RunName;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
@@ -27,7 +26,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.KafkaException;
@@ -126,27 +124,6 @@ public final class BaseModelInit {
                     maxTransitions,
                     envs,
                     Duration.ofSeconds(60));
-        }
-
-        /** {@link #of(String, Map, Map, String, int, int, Set, long)} on a plain cluster. */
-        public static Config of(
-                final String run,
-                final String bootstrapServers,
-                final String schemaRegistryUrl,
-                final String preset,
-                final int steps,
-                final int maxTransitions,
-                final Set<String> envs,
-                final long seed) {
-            return of(
-                    run,
-                    Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers),
-                    EventSerdes.registryConfig(schemaRegistryUrl),
-                    preset,
-                    steps,
-                    maxTransitions,
-                    envs,
-                    seed);
         }
     }
 

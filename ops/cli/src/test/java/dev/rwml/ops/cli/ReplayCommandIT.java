@@ -1,5 +1,6 @@
 package dev.rwml.ops.cli;
 
+import dev.rwml.runtime.settings.Connection;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rwml.env.produce.EnvKind;
@@ -66,8 +67,8 @@ class ReplayCommandIT {
         BaseModelInit.run(
                 BaseModelInit.Config.of(
                         BASE_RUN,
-                        bootstrap,
-                        registry,
+                        Connection.of(bootstrap, registry).kafkaConfig(Map.of()),
+                        Connection.of(bootstrap, registry).registryConfig(),
                         "tiny",
                         3,
                         1_000_000,
@@ -162,7 +163,7 @@ class ReplayCommandIT {
             final String bootstrap, final String registry, final int episodes, final long seed) {
         new TransitionProducer(
                         ProducerConfig.builder(
-                                        EnvKind.ALFWORLD, KafkaSettings.of(bootstrap, registry))
+                                        EnvKind.ALFWORLD, KafkaSettings.of(Connection.of(bootstrap, registry)))
                                 .agents(1)
                                 .episodes(episodes)
                                 .seed(seed)

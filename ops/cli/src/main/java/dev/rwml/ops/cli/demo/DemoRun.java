@@ -46,7 +46,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -139,10 +138,10 @@ public final class DemoRun {
     }
 
     private Result run(final EmbeddedCluster cluster) throws IOException, InterruptedException {
-        final String bootstrap = cluster.bootstrapServers();
-        final String registry = cluster.schemaRegistryUrl();
-        createTopics(bootstrap);
-        final KafkaSettings kafka = KafkaSettings.of(bootstrap, registry);
+        final Connection connection =
+                Connection.of(cluster.bootstrapServers(), cluster.schemaRegistryUrl());
+        createTopics(connection);
+        final KafkaSettings kafka = KafkaSettings.of(connection);
         final ProducerResult pretraining =
                 new TransitionProducer(
                                 ProducerConfig.builder(EnvKind.ALFWORLD, kafka)
@@ -169,8 +168,8 @@ public final class DemoRun {
                 BaseModelInit.run(
                         BaseModelInit.Config.of(
                                 RUN,
-                                bootstrap,
-                                registry,
+                                connection.kafkaConfig(Map.of()),
+                                connection.registryConfig(),
                                 settings.modelPreset(),
                                 settings.initSteps(),
                                 1_000_000,
@@ -187,10 +186,9 @@ public final class DemoRun {
         final int maxContext =
                 Integer.parseInt(
                         init.manifest().getModelConfig().getOrDefault("maxContext", "256"));
-        final PredictionConfig prediction =
-                predictionConfig(bootstrap, registry, rwmlStart, maxContext);
-        final RewardConfig reward = rewardConfig(bootstrap, registry);
-        final TrainerConfig trainer = trainerConfig(bootstrap, registry);
+        final PredictionConfig prediction = predictionConfig(connection, rwmlStart, maxContext);
+        final RewardConfig reward = rewardConfig(connection);
+        final TrainerConfig trainer = trainerConfig(connection);
         final MeterRegistry meters = new SimpleMeterRegistry();
         final ProgressView view = new ProgressView(out, terminal, settings.budget());
         RunMonitor.Snapshot last;
@@ -214,8 +212,7 @@ public final class DemoRun {
         try (PipelineStages stages =
                         PipelineStages.start(
                                 prediction, reward, trainer, meters, PublishListener.NONE);
-                RunMonitor monitor =
-                        new RunMonitor(RUN, Connection.of(bootstrap, registry), meters)) {
+                RunMonitor monitor = new RunMonitor(RUN, connection, meters)) {
             producing.start();
             try {
                 last = watch(monitor, view, stages);
@@ -226,8 +223,7 @@ public final class DemoRun {
             say("Stopping the stages (%s) ...", stopReason.get());
         }
         final List<HeldOutEvaluator.Score> heldOut = new ArrayList<>();
-        final Optional<String> note =
-                evaluate(bootstrap, registry, reward, prediction, last, heldOut);
+        final Optional<String> note = evaluate(connection, reward, prediction, last, heldOut);
         final Path html =
                 ReportWriter.write(
                         new ReportWriter.Report(
@@ -274,8 +270,7 @@ public final class DemoRun {
     }
 
     private Optional<String> evaluate(
-            final String bootstrap,
-            final String registry,
+            final Connection connection,
             final RewardConfig reward,
             final PredictionConfig prediction,
             final RunMonitor.Snapshot last,
@@ -287,7 +282,11 @@ public final class DemoRun {
         say(
                 "Evaluating versions %s on %d held-out %s transitions ...",
                 chosen, settings.heldOutTransitions(), HeldOutEvaluator.SPLIT);
-        try (ModelChannel channel = ModelChannel.of(RUN, bootstrap, registry);
+        try (ModelChannel channel =
+                        new ModelChannel(
+                                TopicCatalog.defaults().run(RUN),
+                                connection.kafkaConfig(Map.of()),
+                                connection.registryConfig());
                 ModelChannelReader reader =
                         new ModelChannelReader(channel, Optional.empty(), Duration.ofSeconds(60))) {
             final CachingEmbedder embedder = reward.embedding().create(System.getenv());
@@ -388,14 +387,10 @@ public final class DemoRun {
     }
 
     private PredictionConfig predictionConfig(
-            final String bootstrap,
-            final String registry,
-            final Instant start,
-            final int maxContext) {
+            final Connection connection, final Instant start, final int maxContext) {
         final Map<String, String> m = new LinkedHashMap<>();
         m.put("run", RUN);
-        m.put("bootstrap.servers", bootstrap);
-        m.put("schema.registry.url", registry);
+        m.putAll(connection.asMap());
         m.put("start.from", StartPosition.at(start).toString());
         m.put("group.size", Integer.toString(settings.groupSize()));
         m.put("sampling.max.new.tokens", Integer.toString(settings.maxNewTokens()));
@@ -408,11 +403,10 @@ public final class DemoRun {
         return PredictionConfig.fromMap(m);
     }
 
-    private RewardConfig rewardConfig(final String bootstrap, final String registry) {
+    private RewardConfig rewardConfig(final Connection connection) {
         final Map<String, String> m = new LinkedHashMap<>();
         m.put("run", RUN);
-        m.put("bootstrap.servers", bootstrap);
-        m.put("schema.registry.url", registry);
+        m.putAll(connection.asMap());
         m.put("state.dir", dir.resolve("state").resolve("reward").toString());
         if (!settings.rewardSpec().isBlank()) {
             m.put("reward.spec", settings.rewardSpec());
@@ -421,10 +415,9 @@ public final class DemoRun {
         return RewardConfig.fromMap(m);
     }
 
-    private TrainerConfig trainerConfig(final String bootstrap, final String registry) {
+    private TrainerConfig trainerConfig(final Connection connection) {
         final Map<String, String> m = new LinkedHashMap<>();
-        m.put("bootstrap.servers", bootstrap);
-        m.put("schema.registry.url", registry);
+        m.putAll(connection.asMap());
         m.put("groups.per.step", Integer.toString(settings.groupsPerStep()));
         m.put("publish.every.steps", Integer.toString(settings.publishEverySteps()));
         m.put("publish.interval", settings.publishInterval().toString());
@@ -434,12 +427,11 @@ public final class DemoRun {
         return TrainerConfig.defaults(RUN).with(m);
     }
 
-    private static void createTopics(final String bootstrap) {
+    private static void createTopics(final Connection connection) {
         final TopicCatalog catalog = TopicCatalog.defaults();
         final List<TopicSpec<?, ?>> topics = new ArrayList<>(catalog.shared());
         topics.addAll(catalog.forRun(RUN));
-        try (Admin admin =
-                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+        try (Admin admin = connection.admin()) {
             new TopicAdmin(admin, catalog).ensure(topics);
         }
     }

@@ -56,11 +56,6 @@ public final class DeadLetterStore implements AutoCloseable {
         this.serde = TopicCatalog.defaults().deadLetters().valueSerde(connection.registryConfig());
     }
 
-    /** A store on a plain cluster and registry (no security settings). */
-    public DeadLetterStore(final String bootstrapServers, final String schemaRegistryUrl) {
-        this(Connection.of(bootstrapServers, schemaRegistryUrl));
-    }
-
     /** The dead-letter topics a run's operator looks at: the run's, then the shared one. */
     public static List<String> topicsOf(final String run) {
         final TopicCatalog catalog = TopicCatalog.defaults();
