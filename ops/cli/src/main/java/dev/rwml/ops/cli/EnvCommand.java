@@ -13,6 +13,7 @@ import dev.rwml.env.produce.ProducerConfig;
 import dev.rwml.env.produce.ProducerResult;
 import dev.rwml.env.produce.ProgressPrinter;
 import dev.rwml.env.produce.TransitionProducer;
+import dev.rwml.runtime.lifecycle.StopSignals;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -21,8 +22,6 @@ import java.time.Instant;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -87,33 +86,12 @@ final class EnvCommand implements Runnable {
     }
 
     /**
-     * Runs {@code body} with a shutdown hook that calls {@code stop} and waits for the body to
-     * finish (its summary printed), so Ctrl-C flushes and reports instead of dropping records.
+     * Runs {@code body}; SIGTERM or Ctrl-C calls {@code stop}, and the body then finishes (flushes
+     * and prints its summary) and the command exits 0.
      */
     static <T> T withGracefulStop(final Runnable stop, final Callable<T> body) throws Exception {
-        final CountDownLatch finished = new CountDownLatch(1);
-        final Thread hook =
-                new Thread(
-                        () -> {
-                            stop.run();
-                            try {
-                                finished.await(60, TimeUnit.SECONDS);
-                            } catch (InterruptedException e) {
-                                Thread.currentThread().interrupt();
-                            }
-                        },
-                        "rwml-env-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        try {
-            return body.call();
-        } finally {
-            finished.countDown();
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException e) {
-                // The JVM is already shutting down: the hook is running and now returns.
-            }
-        }
+        StopSignals.install().thenRun(stop);
+        return body.call();
     }
 
     /** {@code rwml env run}. */

@@ -1,6 +1,7 @@
 package dev.rwml.ops.cli;
 
 import dev.rwml.events.ModelVersion;
+import dev.rwml.runtime.lifecycle.StopSignals;
 import dev.rwml.trainer.ModelCommands;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -8,7 +9,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -82,7 +82,6 @@ final class ModelsCommand implements Runnable {
         @Override
         public Integer call() throws Exception {
             final PrintWriter out = spec.commandLine().getOut();
-            final CountDownLatch stop = new CountDownLatch(1);
             try (AutoCloseable watch =
                     ModelCommands.watch(
                             target.cluster.connection(),
@@ -92,9 +91,8 @@ final class ModelsCommand implements Runnable {
                                 out.println(line);
                                 out.flush();
                             })) {
-                Runtime.getRuntime()
-                        .addShutdownHook(new Thread(stop::countDown, "rwml-models-watch-stop"));
-                stop.await();
+                // Until SIGTERM or Ctrl-C; the watch is closed and the command exits 0.
+                StopSignals.install().join();
             }
             return 0;
         }

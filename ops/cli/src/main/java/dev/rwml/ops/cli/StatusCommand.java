@@ -6,6 +6,7 @@ import dev.rwml.ops.cli.status.StatusCollector;
 import dev.rwml.ops.cli.status.StatusReport;
 import dev.rwml.ops.cli.status.StatusWebServer;
 import dev.rwml.runtime.StageName;
+import dev.rwml.runtime.lifecycle.StopSignals;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -14,7 +15,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -125,13 +125,10 @@ final class StatusCommand implements Callable<Integer> {
 
     private int serve(final StatusCollector collector, final PrintWriter out)
             throws InterruptedException {
-        final CountDownLatch stop = new CountDownLatch(1);
         try (StatusWebServer server = StatusWebServer.start(port, collector::collect)) {
-            final Thread hook = new Thread(stop::countDown, "rwml-status-shutdown");
-            Runtime.getRuntime().addShutdownHook(hook);
             out.println("status page of run " + run + ": " + server.uri() + " (Ctrl-C stops)");
             out.flush();
-            stop.await();
+            StopSignals.install().join();
         }
         return 0;
     }
