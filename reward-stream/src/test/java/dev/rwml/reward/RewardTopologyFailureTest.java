@@ -8,34 +8,22 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.rwml.events.DeadLetter;
-import dev.rwml.events.PredictionGroup;
-import dev.rwml.events.RewardedGroup;
-import dev.rwml.events.Transition;
 import dev.rwml.reward.embed.CachingEmbedder;
 import dev.rwml.reward.embed.OpenAiEmbedder;
 import dev.rwml.runtime.StageName;
 import dev.rwml.runtime.errors.ErrorPolicy;
-import dev.rwml.schemas.deadletter.DeadLetters;
 import dev.rwml.schemas.registry.MockSchemaRegistry;
 import dev.rwml.schemas.registry.RegistryConfig;
-import dev.rwml.schemas.serde.EventSerdes;
-import dev.rwml.schemas.topics.TopicCatalog;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
-import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.TestInputTopic;
-import org.apache.kafka.streams.TestOutputTopic;
-import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.errors.StreamsException;
 import org.apache.kafka.streams.test.TestRecord;
+import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -45,7 +33,7 @@ import org.junit.jupiter.api.Test;
  * the thread so the records are retried, while an input the embedding server refuses is
  * dead-lettered and the stage keeps rewarding.
  */
-class RewardTopologyFailureTest {
+class RewardTopologyFailureTest extends RewardTopologyHarness {
 
     private static final String SCOPE = "reward-topology-failure-test";
     private static final String REGISTRY = "mock://" + SCOPE;
@@ -59,13 +47,6 @@ class RewardTopologyFailureTest {
     private volatile int statusForAll = 200;
     private volatile int statusForRefused = 400;
 
-    private TopologyTestDriver driver;
-    private RewardMetrics metrics;
-    private TestInputTopic<String, Transition> transitions;
-    private TestInputTopic<String, PredictionGroup> predictions;
-    private TestOutputTopic<String, RewardedGroup> rewards;
-    private TestOutputTopic<byte[], DeadLetter> deadLetters;
-
     @BeforeEach
     void startEmbeddingServer() throws IOException {
         embeddingServer = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
@@ -75,9 +56,6 @@ class RewardTopologyFailureTest {
 
     @AfterEach
     void close() {
-        if (driver != null) {
-            driver.close();
-        }
         embeddingServer.stop(0);
         MockSchemaRegistry.dropScope(SCOPE);
     }
@@ -110,7 +88,6 @@ class RewardTopologyFailureTest {
 
     /** Starts the topology, its serdes on {@code topologyRegistry}, its handlers on the mock. */
     private void start(final Map<String, ?> topologyRegistry) {
-        metrics = new RewardMetrics(new SimpleMeterRegistry(), "r1");
         final CachingEmbedder embedder =
                 new CachingEmbedder(
                         new OpenAiEmbedder(
@@ -119,48 +96,24 @@ class RewardTopologyFailureTest {
                                 null,
                                 Duration.ofSeconds(5)),
                         0);
-        driver =
-                new TopologyTestDriver(
-                        RewardTopology.build(
-                                config,
-                                topologyRegistry,
-                                RewardApp.rewarder(config, embedder, metrics),
-                                metrics,
-                                Clock.systemUTC()),
-                        RewardApp.streamsProperties(config, metrics));
-        final TopicCatalog catalog = TopicCatalog.defaults();
-        transitions =
-                driver.createInputTopic(
-                        TopicCatalog.TRANSITIONS,
-                        new StringSerializer(),
-                        EventSerdes.forValue(Transition.class, registry).serializer());
-        predictions =
-                driver.createInputTopic(
-                        catalog.run("r1").predictions().name(),
-                        new StringSerializer(),
-                        EventSerdes.forValue(PredictionGroup.class, registry).serializer());
-        rewards =
-                driver.createOutputTopic(
-                        catalog.run("r1").rewards().name(),
-                        Serdes.String().deserializer(),
-                        EventSerdes.forValue(RewardedGroup.class, registry).deserializer());
-        deadLetters =
-                driver.createOutputTopic(
-                        catalog.run("r1").deadLetters().name(),
-                        Serdes.ByteArray().deserializer(),
-                        EventSerdes.forValue(DeadLetter.class, registry).deserializer());
+        startTopology(config, topologyRegistry, embedder);
     }
 
     private void pipePair(final String id, final String predicted) {
-        transitions.pipeInput(
-                id, Fixtures.transition(id, "alfworld", Fixtures.FRIDGE), Instant.ofEpochMilli(0));
+        pipeTransition(id, Instant.ofEpochMilli(0));
         predictions.pipeInput(id, Fixtures.group(id, predicted), Instant.ofEpochMilli(1));
     }
 
-    private static String reason(final TestRecord<byte[], DeadLetter> letter) {
-        return new String(
-                letter.headers().lastHeader(DeadLetters.REASON_HEADER).value(),
-                StandardCharsets.UTF_8);
+    /** Asserts that a group, piped after its transition, stops the thread. */
+    private AbstractThrowableAssert<?, ? extends Throwable> assertThatPairStopsTheThread(
+            final String predicted) {
+        final String id = "alfworld/e1/0";
+        pipeTransition(id, Instant.ofEpochMilli(0));
+        return assertThatThrownBy(
+                        () ->
+                                predictions.pipeInput(
+                                        id, Fixtures.group(id, predicted), Instant.ofEpochMilli(1)))
+                .isInstanceOf(StreamsException.class);
     }
 
     private static int closedPort() throws IOException {
@@ -216,18 +169,8 @@ class RewardTopologyFailureTest {
     void shouldStopTheThreadRatherThanDeadLetterWhenTheEmbeddingServerIsDown() {
         start(registry);
         statusForAll = 503;
-        transitions.pipeInput(
-                "alfworld/e1/0",
-                Fixtures.transition("alfworld/e1/0", "alfworld", Fixtures.FRIDGE),
-                Instant.ofEpochMilli(0));
 
-        assertThatThrownBy(
-                        () ->
-                                predictions.pipeInput(
-                                        "alfworld/e1/0",
-                                        Fixtures.group("alfworld/e1/0", Fixtures.FRIDGE),
-                                        Instant.ofEpochMilli(1)))
-                .isInstanceOf(StreamsException.class)
+        assertThatPairStopsTheThread(Fixtures.FRIDGE)
                 .satisfies(e -> assertThat(ErrorPolicy.isOutage(e)).isTrue());
         assertThat(deadLetters.isEmpty()).isTrue();
         assertThat(rewards.isEmpty()).isTrue();
@@ -239,18 +182,8 @@ class RewardTopologyFailureTest {
         // of draining the stream into the dead-letter topic.
         start(registry);
         statusForRefused = 401;
-        transitions.pipeInput(
-                "alfworld/e1/0",
-                Fixtures.transition("alfworld/e1/0", "alfworld", Fixtures.FRIDGE),
-                Instant.ofEpochMilli(0));
 
-        assertThatThrownBy(
-                        () ->
-                                predictions.pipeInput(
-                                        "alfworld/e1/0",
-                                        Fixtures.group("alfworld/e1/0", REFUSED),
-                                        Instant.ofEpochMilli(1)))
-                .isInstanceOf(StreamsException.class)
+        assertThatPairStopsTheThread(REFUSED)
                 .hasStackTraceContaining("HTTP 401")
                 .satisfies(e -> assertThat(ErrorPolicy.isOutage(e)).isFalse());
         assertThat(deadLetters.isEmpty()).isTrue();

@@ -7,35 +7,26 @@ import dev.rwml.events.Difficulty;
 import dev.rwml.events.PredictionGroup;
 import dev.rwml.events.RewardedGroup;
 import dev.rwml.events.RewardedSample;
-import dev.rwml.events.Transition;
 import dev.rwml.reward.embed.CachingEmbedder;
 import dev.rwml.reward.embed.MiniLmEmbedder;
 import dev.rwml.runtime.StageName;
 import dev.rwml.schemas.deadletter.DeadLetters;
 import dev.rwml.schemas.registry.MockSchemaRegistry;
 import dev.rwml.schemas.serde.EventSerdes;
-import dev.rwml.schemas.topics.TopicCatalog;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.TestInputTopic;
-import org.apache.kafka.streams.TestOutputTopic;
-import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-class RewardTopologyTest {
+class RewardTopologyTest extends RewardTopologyHarness {
 
     private static final String REGISTRY = "mock://reward-topology-test";
     private static final Duration WINDOW = Duration.ofMinutes(1);
@@ -44,13 +35,7 @@ class RewardTopologyTest {
 
     private static CachingEmbedder embedder;
 
-    private TopologyTestDriver driver;
-    private RewardMetrics metrics;
-    private TestInputTopic<String, Transition> transitions;
-    private TestInputTopic<String, PredictionGroup> predictions;
     private TestInputTopic<byte[], byte[]> rawPredictions;
-    private TestOutputTopic<String, RewardedGroup> rewards;
-    private TestOutputTopic<byte[], DeadLetter> deadLetters;
 
     @BeforeAll
     static void loadModel() {
@@ -58,10 +43,7 @@ class RewardTopologyTest {
     }
 
     @AfterEach
-    void close() {
-        if (driver != null) {
-            driver.close();
-        }
+    void dropRegistry() {
         MockSchemaRegistry.dropScope("reward-topology-test");
     }
 
@@ -74,63 +56,22 @@ class RewardTopologyTest {
                                         "envs", String.join(",", envs),
                                         "join.window", WINDOW.toString(),
                                         "join.grace", GRACE.toString()));
-        metrics = new RewardMetrics(new SimpleMeterRegistry(), "r1");
-        final Map<String, Object> registry = RewardApp.registryConfig(config);
-        final Properties props = RewardApp.streamsProperties(config, metrics);
-        driver =
-                new TopologyTestDriver(
-                        RewardTopology.build(
-                                config,
-                                registry,
-                                RewardApp.rewarder(config, embedder, metrics),
-                                metrics,
-                                Clock.systemUTC()),
-                        props);
-        final TopicCatalog catalog = TopicCatalog.defaults();
-        transitions =
-                driver.createInputTopic(
-                        TopicCatalog.TRANSITIONS,
-                        new StringSerializer(),
-                        EventSerdes.forValue(Transition.class, registry).serializer());
-        predictions =
-                driver.createInputTopic(
-                        "rwml.r0.predictions",
-                        new StringSerializer(),
-                        EventSerdes.forValue(PredictionGroup.class, registry).serializer());
+        startTopology(config, RewardApp.registryConfig(config), embedder);
         rawPredictions =
                 driver.createInputTopic(
                         "rwml.r0.predictions",
                         new ByteArraySerializer(),
                         new ByteArraySerializer());
-        rewards =
-                driver.createOutputTopic(
-                        catalog.run("r1").rewards().name(),
-                        Serdes.String().deserializer(),
-                        EventSerdes.forValue(RewardedGroup.class, registry).deserializer());
-        deadLetters =
-                driver.createOutputTopic(
-                        catalog.run("r1").deadLetters().name(),
-                        Serdes.ByteArray().deserializer(),
-                        EventSerdes.forValue(DeadLetter.class, registry).deserializer());
     }
 
     private static Instant at(final long millis) {
         return Instant.ofEpochMilli(1_000_000 + millis);
     }
 
-    private static String reason(final TestRecord<byte[], DeadLetter> letter) {
-        return new String(
-                letter.headers().lastHeader(DeadLetters.REASON_HEADER).value(),
-                StandardCharsets.UTF_8);
-    }
-
     @Test
     void shouldRewardAPredictionGroupThatMatchesItsTransition() {
         start(Set.of());
-        transitions.pipeInput(
-                "alfworld/e1/0",
-                Fixtures.transition("alfworld/e1/0", "alfworld", Fixtures.FRIDGE),
-                at(0));
+        pipeTransition("alfworld/e1/0", at(0));
         predictions.pipeInput(
                 "alfworld/e1/0",
                 Fixtures.group("alfworld/e1/0", Fixtures.FRIDGE_PARAPHRASE, Fixtures.NOTHING, null),
@@ -160,10 +101,7 @@ class RewardTopologyTest {
         start(Set.of());
         predictions.pipeInput(
                 "alfworld/e1/0", Fixtures.group("alfworld/e1/0", Fixtures.FRIDGE), at(0));
-        transitions.pipeInput(
-                "alfworld/e1/0",
-                Fixtures.transition("alfworld/e1/0", "alfworld", Fixtures.FRIDGE),
-                at(30_000));
+        pipeTransition("alfworld/e1/0", at(30_000));
 
         assertThat(rewards.readValuesToList())
                 .singleElement()
@@ -178,10 +116,7 @@ class RewardTopologyTest {
         assertThat(deadLetters.isEmpty()).isTrue();
 
         // Unrelated records move stream time past the orphan's window and grace.
-        transitions.pipeInput(
-                "alfworld/e2/0",
-                Fixtures.transition("alfworld/e2/0", "alfworld", Fixtures.FRIDGE),
-                at(CLOSED));
+        pipeTransition("alfworld/e2/0", at(CLOSED));
         predictions.pipeInput(
                 "alfworld/e2/0", Fixtures.group("alfworld/e2/0", Fixtures.FRIDGE), at(CLOSED));
 
@@ -211,10 +146,7 @@ class RewardTopologyTest {
     @Test
     void shouldDeadLetterAPredictionThatArrivesAfterItsWindowClosed() {
         start(Set.of());
-        transitions.pipeInput(
-                "alfworld/e1/0",
-                Fixtures.transition("alfworld/e1/0", "alfworld", Fixtures.FRIDGE),
-                at(0));
+        pipeTransition("alfworld/e1/0", at(0));
         predictions.pipeInput(
                 "alfworld/e3/0",
                 Fixtures.group("alfworld/e3/0", Fixtures.FRIDGE),
@@ -240,10 +172,7 @@ class RewardTopologyTest {
         start(Set.of());
         rawPredictions.pipeInput(
                 "alfworld/bad/0".getBytes(StandardCharsets.UTF_8), new byte[] {42, 1, 2}, at(0));
-        transitions.pipeInput(
-                "alfworld/e1/0",
-                Fixtures.transition("alfworld/e1/0", "alfworld", Fixtures.FRIDGE),
-                at(0));
+        pipeTransition("alfworld/e1/0", at(0));
         predictions.pipeInput(
                 "alfworld/e1/0", Fixtures.group("alfworld/e1/0", Fixtures.FRIDGE), at(1));
 
@@ -254,14 +183,8 @@ class RewardTopologyTest {
     @Test
     void shouldDeadLetterAnInvalidGroupAndKeepRewarding() {
         start(Set.of());
-        transitions.pipeInput(
-                "alfworld/e1/0",
-                Fixtures.transition("alfworld/e1/0", "alfworld", Fixtures.FRIDGE),
-                at(0));
-        transitions.pipeInput(
-                "alfworld/e1/1",
-                Fixtures.transition("alfworld/e1/1", "alfworld", Fixtures.FRIDGE),
-                at(0));
+        pipeTransition("alfworld/e1/0", at(0));
+        pipeTransition("alfworld/e1/1", at(0));
         predictions.pipeInput("alfworld/e1/0", Fixtures.group("alfworld/e1/0"), at(1));
         predictions.pipeInput(
                 "alfworld/e1/1", Fixtures.group("alfworld/e1/1", Fixtures.FRIDGE), at(1));
@@ -282,10 +205,7 @@ class RewardTopologyTest {
                 Fixtures.transition("retail/e1/0", "retail", Fixtures.FRIDGE),
                 at(0));
         predictions.pipeInput("retail/e1/0", Fixtures.group("retail/e1/0", Fixtures.FRIDGE), at(1));
-        transitions.pipeInput(
-                "alfworld/e1/0",
-                Fixtures.transition("alfworld/e1/0", "alfworld", Fixtures.FRIDGE),
-                at(CLOSED + 1));
+        pipeTransition("alfworld/e1/0", at(CLOSED + 1));
 
         assertThat(rewards.isEmpty()).isTrue();
         assertThat(deadLetters.readRecordsToList())
