@@ -288,9 +288,6 @@ public final class PredictionApp implements RunningStage {
 
     static Properties streamsProperties(final PredictionConfig config) {
         final Map<String, Object> p = new HashMap<>();
-        p.put(StreamsConfig.APPLICATION_ID_CONFIG, config.applicationId());
-        p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, config.streamThreads());
         p.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir().toString());
         // One batch's generation happens inside a transaction and between two polls.
         final long longest = config.transactionTimeout().toMillis();
@@ -303,7 +300,11 @@ public final class PredictionApp implements RunningStage {
         p.put(
                 StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG),
                 config.startFrom().kind() == StartPosition.Kind.LATEST ? "latest" : "earliest");
-        p.putAll(config.streamsOverrides());
-        return config.connection().kafkaProperties(p);
+        return StreamsLifecycle.properties(
+                config.connection(),
+                config.applicationId(),
+                config.streamThreads(),
+                p,
+                config.streamsOverrides());
     }
 }

@@ -124,9 +124,6 @@ public final class RewardApp {
     public static Properties streamsProperties(
             final RewardConfig config, final RewardMetrics metrics) {
         final Map<String, Object> props = new HashMap<>();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, config.applicationId());
-        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, config.streamThreads());
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         props.put(
                 StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
@@ -134,16 +131,17 @@ public final class RewardApp {
         props.put(
                 StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG,
                 DeadLetterHandlers.Processing.class);
-        // The topology has no global state; this opts in to Kafka 5.0's default and ends its
-        // warning.
-        props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
         if (!config.stateDir().isBlank()) {
             props.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir());
         }
         props.putAll(registryConfig(config));
         props.putAll(handlerConfig(config, metrics));
-        props.putAll(config.streamsOverrides());
-        return config.connection().kafkaProperties(props);
+        return StreamsLifecycle.properties(
+                config.connection(),
+                config.applicationId(),
+                config.streamThreads(),
+                props,
+                config.streamsOverrides());
     }
 
     /** What the dead-letter handlers read from the Streams settings. */

@@ -1,10 +1,15 @@
 package dev.rwml.runtime.lifecycle;
 
 import dev.rwml.runtime.StageName;
+import dev.rwml.runtime.settings.Connection;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.StreamsException;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.slf4j.Logger;
@@ -21,6 +26,27 @@ public final class StreamsLifecycle {
     private static final Logger LOG = LoggerFactory.getLogger(StreamsLifecycle.class);
 
     private StreamsLifecycle() {}
+
+    /**
+     * The settings every Streams stage runs with: the connection, exactly-once v2, its application
+     * id and thread count, the processing handler enabled for global state too (Kafka 5.0's
+     * default), then the stage's own {@code extra} and the user's {@code overrides} on top.
+     */
+    public static Properties properties(
+            final Connection connection,
+            final String applicationId,
+            final int streamThreads,
+            final Map<String, ?> extra,
+            final Map<String, String> overrides) {
+        final Map<String, Object> props = new HashMap<>();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, streamThreads);
+        props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
+        props.putAll(extra);
+        props.putAll(overrides);
+        return connection.kafkaProperties(props);
+    }
 
     /** Registers the handlers; call before {@code streams.start()}. */
     public static CompletableFuture<Void> watch(
