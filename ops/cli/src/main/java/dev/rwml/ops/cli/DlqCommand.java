@@ -3,6 +3,7 @@ package dev.rwml.ops.cli;
 import dev.rwml.ops.cli.dlq.DeadLetterEntry;
 import dev.rwml.ops.cli.dlq.DeadLetterStore;
 import dev.rwml.ops.cli.dlq.PayloadPreview;
+import dev.rwml.runtime.StageName;
 import dev.rwml.schemas.topics.TopicCatalog;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
@@ -72,7 +73,11 @@ final class DlqCommand implements Callable<Integer> {
         try (DeadLetterStore store = store()) {
             final List<DeadLetterEntry> entries =
                     store.latest(topic(), limit).stream()
-                            .filter(e -> stage == null || e.stage().equals(stage))
+                            .filter(
+                                    e ->
+                                            stage == null
+                                                    || e.stage()
+                                                            .equals(StageName.parse(stage).id()))
                             .toList();
             out.printf(Locale.ROOT, "%s: %d dead letters shown%n", topic(), entries.size());
             if (!entries.isEmpty()) {
@@ -118,7 +123,9 @@ final class DlqCommand implements Callable<Integer> {
                 description = "Show the newest N (default: ${DEFAULT-VALUE}).")
         private int limit;
 
-        @Option(names = "--stage", description = "Only letters of this stage.")
+        @Option(
+                names = "--stage",
+                description = "Only letters of this stage (prediction, reward, trainer).")
         private String stage;
 
         @Override
@@ -246,7 +253,13 @@ final class DlqCommand implements Callable<Integer> {
                 } else {
                     chosen =
                             store.all(parent.topic()).stream()
-                                    .filter(e -> stage == null || e.stage().equals(stage))
+                                    .filter(
+                                            e ->
+                                                    stage == null
+                                                            || e.stage()
+                                                                    .equals(
+                                                                            StageName.parse(stage)
+                                                                                    .id()))
                                     .filter(e -> reason == null || e.reason().equals(reason))
                                     .toList();
                 }
