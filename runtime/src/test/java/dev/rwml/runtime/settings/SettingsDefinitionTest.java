@@ -7,6 +7,7 @@ import dev.rwml.runtime.StageName;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -30,6 +31,15 @@ class SettingsDefinitionTest {
                     List.of("streams."));
 
     @TempDir Path dir;
+
+    /** The required settings, for {@code run}, and {@code more}. */
+    private static Map<String, String> required(final String run, final Map<String, String> more) {
+        final Map<String, String> all = new HashMap<>(more);
+        all.put("run", run);
+        all.put("bootstrap.servers", "b:1");
+        all.put("schema.registry.url", "mock://x");
+        return all;
+    }
 
     @Test
     void shouldLayerClusterFileThenConfigFileThenEnvironmentThenSetsThenFlags() throws Exception {
@@ -116,14 +126,7 @@ class SettingsDefinitionTest {
 
     @Test
     void shouldRefuseUnknownKeysListingTheKnownOnes() {
-        assertThatThrownBy(
-                        () ->
-                                DEF.parse(
-                                        Map.of(
-                                                "run", "r1",
-                                                "bootstrap.servers", "b:1",
-                                                "schema.registry.url", "mock://x",
-                                                "join.windw", "PT1M")))
+        assertThatThrownBy(() -> DEF.parse(required("r1", Map.of("join.windw", "PT1M"))))
                 .hasMessageContaining("unknown reward setting(s) [join.windw]")
                 .hasMessageContaining("join.window")
                 .hasMessageContaining("rwml reward --help-config");
@@ -131,26 +134,13 @@ class SettingsDefinitionTest {
 
     @Test
     void shouldNameTheKeyAndTheWayToFixAnInvalidValue() {
-        assertThatThrownBy(
-                        () ->
-                                DEF.parse(
-                                        Map.of(
-                                                "run", "r1",
-                                                "bootstrap.servers", "b:1",
-                                                "schema.registry.url", "mock://x",
-                                                "join.window", "30s")))
+        assertThatThrownBy(() -> DEF.parse(required("r1", Map.of("join.window", "30s"))))
                 .hasMessageContaining("join.window")
                 .hasMessageContaining("ISO-8601")
                 .hasMessageContaining("RWML_REWARD_");
         assertThatThrownBy(() -> DEF.parse(Map.of("run", "r1")))
                 .hasMessageContaining("bootstrap.servers");
-        assertThatThrownBy(
-                        () ->
-                                DEF.parse(
-                                        Map.of(
-                                                "run", "bad.run",
-                                                "bootstrap.servers", "b:1",
-                                                "schema.registry.url", "mock://x")))
+        assertThatThrownBy(() -> DEF.parse(required("bad.run", Map.of())))
                 .hasMessageContaining("run");
     }
 
