@@ -1,16 +1,12 @@
 package dev.rwml.ops.cli;
 
-import dev.rwml.ops.cli.metrics.MetricsOptions;
 import dev.rwml.reward.RewardApp;
 import dev.rwml.reward.RewardConfig;
+import dev.rwml.runtime.settings.SettingsDefinition;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.Callable;
+import java.util.function.IntSupplier;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code rwml reward}: runs the reward stage of a run until Ctrl-C. */
 @Command(
@@ -19,25 +15,17 @@ import picocli.CommandLine.Spec;
         description =
                 "Join rwml.<run>.predictions with rwml.transitions, score each prediction against"
                         + " the observed next state and write rwml.<run>.rewards.")
-final class RewardCommand implements Callable<Integer> {
-
-    @Option(names = "--run", paramLabel = "NAME", description = "The run.")
-    private String run;
-
-    @Mixin private ClusterOptions cluster;
-    @Mixin private StageSettings settings;
-    @Mixin private MetricsOptions metrics;
-    @Spec private CommandSpec spec;
+final class RewardCommand extends StageCommand {
 
     @Override
-    public Integer call() {
-        if (settings.printedHelp(RewardConfig.DEFINITION, spec.commandLine().getOut())) {
-            return 0;
-        }
+    protected SettingsDefinition definition() {
+        return RewardConfig.DEFINITION;
+    }
+
+    @Override
+    protected IntSupplier load() {
         final RewardConfig config = config(run, cluster, settings, Map.of());
-        try (MetricsOptions.Exposure endpoint = metrics.expose()) {
-            return RewardApp.run(config);
-        }
+        return () -> RewardApp.run(config);
     }
 
     /** The reward settings of a run from the command line, the file and the environment. */
