@@ -140,32 +140,24 @@ class MockSchemaRegistryTest {
     }
 
     private static Schema v3ExtendsV2() {
-        return SchemaBuilder.record("Thing")
-                .namespace("t")
-                .fields()
-                .requiredString("id")
-                .requiredDouble("score")
-                .name("note")
-                .type()
-                .stringType()
-                .stringDefault("")
-                .endRecord();
+        return v2WithOptionalStrings("note");
     }
 
     private static Schema v3ExtendsV2WithNote() {
-        return SchemaBuilder.record("Thing")
-                .namespace("t")
-                .fields()
-                .requiredString("id")
-                .requiredDouble("score")
-                .name("note")
-                .type()
-                .stringType()
-                .stringDefault("")
-                .name("tag")
-                .type()
-                .stringType()
-                .stringDefault("")
-                .endRecord();
+        return v2WithOptionalStrings("note", "tag");
+    }
+
+    /** {@link #v2WithoutDefault()} and optional string fields, each defaulting to "". */
+    private static Schema v2WithOptionalStrings(final String... names) {
+        SchemaBuilder.FieldAssembler<Schema> fields =
+                SchemaBuilder.record("Thing")
+                        .namespace("t")
+                        .fields()
+                        .requiredString("id")
+                        .requiredDouble("score");
+        for (final String name : names) {
+            fields = fields.name(name).type().stringType().stringDefault("");
+        }
+        return fields.endRecord();
     }
 }

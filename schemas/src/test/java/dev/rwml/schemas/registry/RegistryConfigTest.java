@@ -35,6 +35,10 @@ class RegistryConfigTest {
                 .doesNotContain("s3cret");
     }
 
+    private static RegistryConfig withUrl(final String key, final String value) {
+        return RegistryConfig.fromMap(Map.of(RegistryConfig.URL, "http://a", key, value));
+    }
+
     @Test
     void shouldExplainMissingOrMalformedSettings() {
         assertThatThrownBy(() -> RegistryConfig.fromMap(Map.of()))
@@ -42,23 +46,13 @@ class RegistryConfigTest {
                 .hasMessageContaining("schema.registry.url");
         assertThatThrownBy(() -> RegistryConfig.of("localhost:8081"))
                 .hasMessageContaining("must start with http://, https:// or mock://");
-        assertThatThrownBy(
-                        () ->
-                                RegistryConfig.fromMap(
-                                        Map.of(
-                                                RegistryConfig.URL,
-                                                "http://a",
-                                                RegistryConfig.BASIC_AUTH_USER_INFO,
-                                                "nocolon")))
+        assertThatThrownBy(() -> withUrl(RegistryConfig.BASIC_AUTH_USER_INFO, "nocolon"))
                 .hasMessageContaining("user:password");
         assertThatThrownBy(
                         () ->
-                                RegistryConfig.fromMap(
-                                        Map.of(
-                                                RegistryConfig.URL,
-                                                "http://a",
-                                                RegistryConfig.SSL_TRUSTSTORE_LOCATION,
-                                                "/no/such/truststore.p12")))
+                                withUrl(
+                                        RegistryConfig.SSL_TRUSTSTORE_LOCATION,
+                                        "/no/such/truststore.p12"))
                 .hasMessageContaining("TLS context");
     }
 
