@@ -37,7 +37,6 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -82,11 +81,7 @@ class PredictionAppIT {
         run = "pred-it-" + UUID.randomUUID().toString().substring(0, 8);
         topics = CATALOG.run(run);
         registry = EventSerdes.registryConfig(KAFKA.schemaRegistryUrl());
-        try (Admin admin =
-                Admin.create(
-                        Map.of(
-                                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                                KAFKA.bootstrapServers()))) {
+        try (Admin admin = KAFKA.admin()) {
             new TopicAdmin(admin, CATALOG).ensure(CATALOG.forRun(run));
         }
         channel =
@@ -146,11 +141,7 @@ class PredictionAppIT {
 
     /** Whether the run's group has committed offsets up to the end of every partition. */
     private boolean consumedEverything() throws Exception {
-        try (Admin admin =
-                Admin.create(
-                        Map.of(
-                                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                                KAFKA.bootstrapServers()))) {
+        try (Admin admin = KAFKA.admin()) {
             final Map<TopicPartition, OffsetAndMetadata> committed =
                     admin.listConsumerGroupOffsets("rwml-" + run + "-prediction")
                             .partitionsToOffsetAndMetadata()
@@ -457,28 +448,12 @@ class PredictionAppIT {
     void shouldCommitTheEndOffsetsForLatestSoAStopBeforeAnyTransitionSkipsNone() throws Exception {
         produceTransitions("before-start", 0, 3);
         final String group = "rwml-" + run + "-prediction";
-        try (Admin admin =
-                Admin.create(
-                        Map.of(
-                                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                                KAFKA.bootstrapServers()))) {
-            final Map<TopicPartition, Long> ends = transitionEnds(admin);
+        try (Admin admin = KAFKA.admin()) {
+            final Map<TopicPartition, Long> ends = KAFKA.endOffsets(TopicCatalog.TRANSITIONS);
 
-            final Map<TopicPartition, Long> started =
-                    StartPositions.seekIfNew(
-                            admin,
-                            group,
-                            TopicCatalog.TRANSITIONS,
-                            StartPosition.LATEST,
-                            Duration.ofSeconds(30));
+            final Map<TopicPartition, Long> started = seekLatestIfNew(admin, group);
             produceTransitions("while-stopped", 0, 3);
-            final Map<TopicPartition, Long> restarted =
-                    StartPositions.seekIfNew(
-                            admin,
-                            group,
-                            TopicCatalog.TRANSITIONS,
-                            StartPosition.LATEST,
-                            Duration.ofSeconds(30));
+            final Map<TopicPartition, Long> restarted = seekLatestIfNew(admin, group);
 
             assertThat(started).as("latest: the end when the stage started").isEqualTo(ends);
             assertThat(restarted).as("an existing group resumes").isEmpty();
@@ -498,19 +473,13 @@ class PredictionAppIT {
         }
     }
 
-    private static Map<TopicPartition, Long> transitionEnds(final Admin admin) throws Exception {
-        final Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-        admin.describeTopics(List.of(TopicCatalog.TRANSITIONS))
-                .allTopicNames()
-                .get()
-                .get(TopicCatalog.TRANSITIONS)
-                .partitions()
-                .forEach(
-                        p ->
-                                latest.put(
-                                        new TopicPartition(TopicCatalog.TRANSITIONS, p.partition()),
-                                        OffsetSpec.latest()));
-        return admin.listOffsets(latest).all().get().entrySet().stream()
-                .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
+    private static Map<TopicPartition, Long> seekLatestIfNew(final Admin admin, final String group)
+            throws Exception {
+        return StartPositions.seekIfNew(
+                admin,
+                group,
+                TopicCatalog.TRANSITIONS,
+                StartPosition.LATEST,
+                Duration.ofSeconds(30));
     }
 }

@@ -27,7 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -141,11 +140,7 @@ class PredictionBenchmark {
         final String run = "bench-" + UUID.randomUUID().toString().substring(0, 8);
         final TopicCatalog catalog = TopicCatalog.defaults();
         final Map<String, String> registry = EventSerdes.registryConfig(KAFKA.schemaRegistryUrl());
-        try (Admin admin =
-                Admin.create(
-                        Map.of(
-                                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                                KAFKA.bootstrapServers()))) {
+        try (Admin admin = KAFKA.admin()) {
             new TopicAdmin(admin, catalog).ensure(catalog.forRun(run));
         }
         final Map<String, Object> producerConfig = new HashMap<>();

@@ -61,11 +61,7 @@ class ModelChannelIT {
     private ModelChannel newChannel() {
         final String run = "channel-it-" + RUNS.incrementAndGet();
         final TopicCatalog catalog = TopicCatalog.defaults();
-        try (Admin admin =
-                Admin.create(
-                        Map.of(
-                                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                                KAFKA.bootstrapServers()))) {
+        try (Admin admin = KAFKA.admin()) {
             new TopicAdmin(admin, catalog).ensure(catalog.forRun(run));
         }
         return closeLater(

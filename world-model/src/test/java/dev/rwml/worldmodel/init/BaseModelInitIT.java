@@ -35,7 +35,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -64,11 +63,7 @@ class BaseModelInitIT {
     @BeforeAll
     static void produceTransitions() throws Exception {
         final TopicCatalog catalog = TopicCatalog.defaults();
-        try (Admin admin =
-                Admin.create(
-                        Map.of(
-                                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                                KAFKA.bootstrapServers()))) {
+        try (Admin admin = KAFKA.admin()) {
             new TopicAdmin(admin, catalog).ensure(catalog.shared());
         }
         final List<Transition> all = new ArrayList<>(TestCorpus.alfworld(HOUSEHOLD));

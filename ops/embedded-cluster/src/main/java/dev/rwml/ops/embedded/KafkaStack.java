@@ -5,7 +5,15 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -88,6 +96,35 @@ public final class KafkaStack implements BeforeAllCallback, AfterAllCallback {
     /** The Confluent-compatible registry base URL, ending in {@code /apis/ccompat/v7}. */
     public String schemaRegistryUrl() {
         return backend().schemaRegistryUrl();
+    }
+
+    /** An admin client of the stack's broker; the caller closes it. */
+    public Admin admin() {
+        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()));
+    }
+
+    /** The end offset of each partition of {@code topic}. */
+    public Map<TopicPartition, Long> endOffsets(final String topic)
+            throws ExecutionException, InterruptedException {
+        try (Admin admin = admin()) {
+            final Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get()
+                    .get(topic)
+                    .partitions()
+                    .forEach(
+                            p ->
+                                    latest.put(
+                                            new TopicPartition(topic, p.partition()),
+                                            OffsetSpec.latest()));
+            final Map<TopicPartition, Long> ends = new HashMap<>();
+            admin.listOffsets(latest)
+                    .all()
+                    .get()
+                    .forEach((tp, info) -> ends.put(tp, info.offset()));
+            return ends;
+        }
     }
 
     private synchronized Backend backend() {
