@@ -204,6 +204,16 @@ class AirlineToolsTest {
     }
 
     /** Arguments of the tool that moves a reservation to other flights or another cabin. */
+    private String refusedFlightChange(
+            final String reservationId,
+            final String cabin,
+            final List<Map<String, Object>> flights,
+            final String paymentId) {
+        return refused(
+                "update_reservation_flights",
+                flightChange(reservationId, cabin, flights, paymentId));
+    }
+
     private static Object[] flightChange(
             final String reservationId,
             final String cabin,
@@ -354,10 +364,7 @@ class AirlineToolsTest {
     @Test
     void shouldRefuseFlightChangesOfBasicEconomyButAllowItsCabinUpgrade() {
         final List<Map<String, Object>> other = flightOn("HAT003", "2024-05-21");
-        assertThat(
-                        refused(
-                                "update_reservation_flights",
-                                flightChange("AAAAA3", "basic_economy", other, CARD)))
+        assertThat(refusedFlightChange("AAAAA3", "basic_economy", other, CARD))
                 .isEqualTo("Error: Basic economy flights cannot be modified");
         final List<Map<String, Object>> same = flightOn("HAT001", "2024-05-20");
         call("update_reservation_flights", flightChange("AAAAA3", "economy", same, CARD));
@@ -369,16 +376,10 @@ class AirlineToolsTest {
     @Test
     void shouldChangeFlightsAndChargeTheDifferenceButNeverWithCertificate() {
         final List<Map<String, Object>> other = flightOn("HAT003", "2024-05-21");
-        assertThat(
-                        refused(
-                                "update_reservation_flights",
-                                flightChange("AAAAA1", "business", other, CERT)))
+        assertThat(refusedFlightChange("AAAAA1", "business", other, CERT))
                 .contains("Certificates cannot be used");
         final List<Map<String, Object>> wrongWay = flightOn("HAT002", "2024-05-22");
-        assertThat(
-                        refused(
-                                "update_reservation_flights",
-                                flightChange("AAAAA1", "economy", wrongWay, CARD)))
+        assertThat(refusedFlightChange("AAAAA1", "economy", wrongWay, CARD))
                 .contains("must go from SFO to JFK");
         call("update_reservation_flights", flightChange("AAAAA1", "economy", other, CARD));
         assertThat(db.reservations().get("AAAAA1").flights().get(0).flightNumber())
@@ -388,11 +389,7 @@ class AirlineToolsTest {
     @Test
     void shouldRefuseCabinChangeAfterDeparture() {
         final List<Map<String, Object>> same = flightOn("HAT001", "2024-05-14");
-        assertThat(
-                        refused(
-                                "update_reservation_flights",
-                                flightChange("AAAAA4", "business", same, CARD)))
-                .contains("not available");
+        assertThat(refusedFlightChange("AAAAA4", "business", same, CARD)).contains("not available");
     }
 
     @Test
