@@ -31,6 +31,26 @@ class AlfworldGoalTest {
         assertThat(env.done()).isFalse();
     }
 
+    /** Goes to {@code from}, takes the object, goes to {@code to} and puts it there. */
+    private static Environment.Step carry(
+            final AlfworldEnvironment env,
+            final String object,
+            final String from,
+            final String to) {
+        return play(
+                env,
+                "go to " + from,
+                "take " + object + " from " + from,
+                "go to " + to,
+                "move " + object + " to " + to);
+    }
+
+    /** Takes apple 1 from countertop 1, puts it in garbagecan 1 and takes it back. */
+    private static void placeTheAppleAndTakeItBack(final AlfworldEnvironment env) {
+        carry(env, "apple 1", "countertop 1", "garbagecan 1");
+        play(env, "take apple 1 from garbagecan 1");
+    }
+
     @Test
     void shouldReachPickAndPlaceOnlyWithTheRightTypeInTheRightReceptacle() {
         final AlfworldEnvironment env = scene(Grammar.CURRENT);
@@ -43,14 +63,7 @@ class AlfworldGoalTest {
                         "go to garbagecan 1",
                         "move egg 1 to garbagecan 1"),
                 env);
-        assertNotReached(
-                play(
-                        env,
-                        "go to countertop 1",
-                        "take apple 1 from countertop 1",
-                        "go to sidetable 1",
-                        "move apple 1 to sidetable 1"),
-                env);
+        assertNotReached(carry(env, "apple 1", "countertop 1", "sidetable 1"), env);
         assertReached(
                 play(
                         env,
@@ -114,16 +127,8 @@ class AlfworldGoalTest {
                 new Goal(TaskType.PICK_CLEAN_THEN_PLACE_IN_RECEP, "apple", "garbagecan", null, 1);
         final AlfworldEnvironment env = scene(goal, Grammar.CURRENT);
         assertThat(env.task()).isEqualTo("clean some apple and put it in garbagecan.");
-        assertNotReached(
-                play(
-                        env,
-                        "go to countertop 1",
-                        "take apple 1 from countertop 1",
-                        "go to garbagecan 1",
-                        "move apple 1 to garbagecan 1",
-                        "take apple 1 from garbagecan 1",
-                        "go to sinkbasin 1"),
-                env);
+        placeTheAppleAndTakeItBack(env);
+        assertNotReached(play(env, "go to sinkbasin 1"), env);
         assertNotReached(play(env, "clean apple 1 with sinkbasin 1"), env);
         assertReached(play(env, "go to garbagecan 1", "move apple 1 to garbagecan 1"), env);
     }
@@ -187,32 +192,10 @@ class AlfworldGoalTest {
                         "apple 2@countertop 1",
                         "egg 1@countertop 1");
         assertThat(env.task()).isEqualTo("find two apple and put them in garbagecan.");
-        assertNotReached(
-                play(
-                        env,
-                        "go to countertop 1",
-                        "take apple 1 from countertop 1",
-                        "go to garbagecan 1",
-                        "move apple 1 to garbagecan 1",
-                        "take apple 1 from garbagecan 1",
-                        "move apple 1 to garbagecan 1"),
-                env);
-        assertNotReached(
-                play(
-                        env,
-                        "go to countertop 1",
-                        "take egg 1 from countertop 1",
-                        "go to garbagecan 1",
-                        "move egg 1 to garbagecan 1"),
-                env);
-        assertNotReached(
-                play(
-                        env,
-                        "go to countertop 1",
-                        "take apple 2 from countertop 1",
-                        "go to garbagecan 2",
-                        "move apple 2 to garbagecan 2"),
-                env);
+        placeTheAppleAndTakeItBack(env);
+        assertNotReached(play(env, "move apple 1 to garbagecan 1"), env);
+        assertNotReached(carry(env, "egg 1", "countertop 1", "garbagecan 1"), env);
+        assertNotReached(carry(env, "apple 2", "countertop 1", "garbagecan 2"), env);
         assertReached(
                 play(
                         env,
