@@ -25,7 +25,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -111,6 +110,35 @@ class TrainerIT {
         return out;
     }
 
+    private static TrainerLoop loop(
+            final TrainerConfig config, final SimpleMeterRegistry meters, final Ledger ledger) {
+        return new TrainerLoop(
+                config, WorldModelPolicyTrainer.factory(), meters, FaultHook.NONE, ledger);
+    }
+
+    private static TrainerLoop loop(final TrainerConfig config, final Ledger ledger) {
+        return loop(config, new SimpleMeterRegistry(), ledger);
+    }
+
+    /** {@code n} groups without signal: every sample has zero advantage. */
+    private static List<RewardedGroup> zeroAdvantage(final int n) {
+        final List<RewardedGroup> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(Groups.zeroAdvantage(Groups.group("flat/" + i + "/0", 0, 4, vocab)));
+        }
+        return out;
+    }
+
+    /** Bytes that are no framed event: the trainer dead-letters them. */
+    private static void sendUndecodable(final KafkaProducer<String, byte[]> p, final String run) {
+        p.send(new ProducerRecord<>("rwml." + run + ".rewards", "junk/0/0", new byte[] {1, 2, 3}));
+        p.flush();
+    }
+
+    private static Connection connection() {
+        return Connection.of(KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl());
+    }
+
     private static CompletableFuture<Long> start(final TrainerLoop loop) {
         return CompletableFuture.supplyAsync(loop::run);
     }
@@ -125,13 +153,7 @@ class TrainerIT {
         }
         final Ledger ledger = new Ledger();
         final SimpleMeterRegistry meters = new SimpleMeterRegistry();
-        try (TrainerLoop loop =
-                new TrainerLoop(
-                        config(run, Map.of()),
-                        WorldModelPolicyTrainer.factory(),
-                        meters,
-                        FaultHook.NONE,
-                        ledger)) {
+        try (TrainerLoop loop = loop(config(run, Map.of()), meters, ledger)) {
             final CompletableFuture<Long> done = start(loop);
             await().atMost(WAIT).until(() -> ledger.trained.size() == 12 || done.isDone());
             loop.close();
@@ -154,20 +176,14 @@ class TrainerIT {
         assertThat(meters.get("rwml.trainer.model.version").gauge().value()).isEqualTo(3.0);
         assertThat(meters.get("rwml.trainer.groups").counter().count()).isEqualTo(12.0);
 
-        final List<ModelVersion> listed =
-                ModelCommands.list(
-                        Connection.of(KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl()), run);
+        final List<ModelVersion> listed = ModelCommands.list(connection(), run);
         assertThat(listed).extracting(ModelVersion::getVersion).containsExactly(0L, 1L, 2L, 3L);
         assertThat(ModelCommands.describe(listed.get(3)))
                 .contains("v3 parent=2 grpo")
                 .contains("lineage=[rwml." + run);
         final java.nio.file.Path exported =
                 ModelCommands.export(
-                        Connection.of(KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl()),
-                        run,
-                        OptionalLong.empty(),
-                        Optional.empty(),
-                        dir);
+                        connection(), run, OptionalLong.empty(), Optional.empty(), dir);
         final Checkpoint checkpoint =
                 Checkpoint.fromBytes(java.nio.file.Files.readAllBytes(exported));
         assertThat(checkpoint.version()).isEqualTo(3);
@@ -215,13 +231,7 @@ class TrainerIT {
         }
         assertThat(ledger.versions).extracting(ModelVersion::getVersion).containsExactly(1L);
 
-        try (TrainerLoop second =
-                new TrainerLoop(
-                        config,
-                        WorldModelPolicyTrainer.factory(),
-                        new SimpleMeterRegistry(),
-                        FaultHook.NONE,
-                        ledger)) {
+        try (TrainerLoop second = loop(config, ledger)) {
             final CompletableFuture<Long> done = start(second);
             await().atMost(WAIT).until(() -> ledger.trained.size() >= 16 || done.isDone());
             second.close();
@@ -234,9 +244,7 @@ class TrainerIT {
                 .extracting(ModelVersion::getVersion)
                 .containsExactly(1L, 2L, 3L, 4L);
         assertCoversOnce(ledger.versions, 16);
-        final List<ModelVersion> committed =
-                ModelCommands.list(
-                        Connection.of(KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl()), run);
+        final List<ModelVersion> committed = ModelCommands.list(connection(), run);
         assertThat(committed)
                 .extracting(ModelVersion::getVersion)
                 .containsExactly(0L, 1L, 2L, 3L, 4L);
@@ -250,13 +258,7 @@ class TrainerIT {
         final TrainerConfig config = config(run, Map.of("staleness.bound", "0"));
         try (KafkaProducer<String, byte[]> p =
                         TrainerFixture.rewardsProducer(KAFKA.bootstrapServers());
-                TrainerLoop loop =
-                        new TrainerLoop(
-                                config,
-                                WorldModelPolicyTrainer.factory(),
-                                meters,
-                                FaultHook.NONE,
-                                ledger)) {
+                TrainerLoop loop = loop(config, meters, ledger)) {
             TrainerFixture.send(KAFKA.schemaRegistryUrl(), run, p, groups("a", 4, 0));
             final CompletableFuture<Long> done = start(loop);
             await().atMost(WAIT).until(() -> ledger.versions.size() == 1 || done.isDone());
@@ -266,10 +268,7 @@ class TrainerIT {
             noSignal.add(Groups.zeroAdvantage(Groups.group("flat/0/0", 1, 4, vocab)));
             noSignal.add(Groups.notKept(Groups.group("easy/0/0", 1, 4, vocab)));
             TrainerFixture.send(KAFKA.schemaRegistryUrl(), run, p, noSignal);
-            p.send(
-                    new ProducerRecord<>(
-                            "rwml." + run + ".rewards", "junk/0/0", new byte[] {1, 2, 3}));
-            p.flush();
+            sendUndecodable(p, run);
             await().atMost(WAIT)
                     .until(
                             () ->
@@ -323,18 +322,13 @@ class TrainerIT {
                 KafkaProducer<String, byte[]> p =
                         TrainerFixture.rewardsProducer(KAFKA.bootstrapServers());
                 TrainerLoop loop =
-                        new TrainerLoop(
+                        loop(
                                 config(run, Map.of("schema.registry.url", registry.url())),
-                                WorldModelPolicyTrainer.factory(),
                                 meters,
-                                FaultHook.NONE,
                                 ledger)) {
             final CompletableFuture<Long> done = start(loop);
             // Bad bytes are the record's fault: dead-lettered while the registry answers.
-            p.send(
-                    new ProducerRecord<>(
-                            "rwml." + run + ".rewards", "junk/0/0", new byte[] {1, 2, 3}));
-            p.flush();
+            sendUndecodable(p, run);
             await().atMost(WAIT).until(() -> done.isDone() || count(meters, DEAD_LETTERS) == 1.0);
 
             registry.stop();
@@ -364,10 +358,7 @@ class TrainerIT {
     @Test
     void shouldCommitPastTransactionMarkersSoACaughtUpTrainersLagIsZero() throws Exception {
         final String run = newRun();
-        final List<RewardedGroup> skipped = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            skipped.add(Groups.zeroAdvantage(Groups.group("flat/" + i + "/0", 0, 4, vocab)));
-        }
+        final List<RewardedGroup> skipped = zeroAdvantage(3);
         // The reward stage writes in transactions: each one leaves a marker after its records.
         try (KafkaProducer<String, byte[]> p =
                 new KafkaProducer<>(
@@ -387,13 +378,7 @@ class TrainerIT {
         }
         final long end = endOffsets(run);
         assertThat(end).as("3 records and 3 markers").isEqualTo(6L);
-        try (TrainerLoop loop =
-                new TrainerLoop(
-                        config(run, Map.of()),
-                        WorldModelPolicyTrainer.factory(),
-                        new SimpleMeterRegistry(),
-                        FaultHook.NONE,
-                        new Ledger())) {
+        try (TrainerLoop loop = loop(config(run, Map.of()), new Ledger())) {
             final CompletableFuture<Long> done = start(loop);
             await().atMost(WAIT).until(() -> done.isDone() || committedOffsets(run) == end);
             loop.close();
@@ -407,21 +392,12 @@ class TrainerIT {
         final String run = newRun();
         final Ledger ledger = new Ledger();
         final TrainerConfig config = config(run, Map.of());
-        final List<RewardedGroup> skipped = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            skipped.add(Groups.zeroAdvantage(Groups.group("flat/" + i + "/0", 0, 4, vocab)));
-        }
+        final List<RewardedGroup> skipped = zeroAdvantage(3);
         skipped.add(Groups.notKept(Groups.group("easy/0/0", 0, 4, vocab)));
         try (KafkaProducer<String, byte[]> p =
                 TrainerFixture.rewardsProducer(KAFKA.bootstrapServers())) {
             TrainerFixture.send(KAFKA.schemaRegistryUrl(), run, p, skipped);
-            try (TrainerLoop first =
-                    new TrainerLoop(
-                            config,
-                            WorldModelPolicyTrainer.factory(),
-                            new SimpleMeterRegistry(),
-                            FaultHook.NONE,
-                            ledger)) {
+            try (TrainerLoop first = loop(config, ledger)) {
                 final CompletableFuture<Long> done = start(first);
                 await().atMost(WAIT).until(() -> done.isDone() || committedOffsets(run) == 4L);
                 first.close();
@@ -432,13 +408,7 @@ class TrainerIT {
             // A restart resumes after the skipped groups and still accounts for them in v1.
             final List<RewardedGroup> fresh = groups("fresh", 4, 0);
             TrainerFixture.send(KAFKA.schemaRegistryUrl(), run, p, fresh);
-            try (TrainerLoop second =
-                    new TrainerLoop(
-                            config,
-                            WorldModelPolicyTrainer.factory(),
-                            new SimpleMeterRegistry(),
-                            FaultHook.NONE,
-                            ledger)) {
+            try (TrainerLoop second = loop(config, ledger)) {
                 final CompletableFuture<Long> done = start(second);
                 await().atMost(WAIT).until(() -> ledger.versions.size() == 1 || done.isDone());
                 second.close();
@@ -460,13 +430,7 @@ class TrainerIT {
         final Ledger ledger = new Ledger();
         try (KafkaProducer<String, byte[]> p =
                         TrainerFixture.rewardsProducer(KAFKA.bootstrapServers());
-                TrainerLoop loop =
-                        new TrainerLoop(
-                                config(run, Map.of("objective", "sft")),
-                                WorldModelPolicyTrainer.factory(),
-                                new SimpleMeterRegistry(),
-                                FaultHook.NONE,
-                                ledger)) {
+                TrainerLoop loop = loop(config(run, Map.of("objective", "sft")), ledger)) {
             TrainerFixture.send(
                     KAFKA.schemaRegistryUrl(),
                     run,
@@ -491,43 +455,15 @@ class TrainerIT {
         return c == null ? 0.0 : c.count();
     }
 
-    /** The trainer group's committed offsets of the run's rewards, summed over partitions. */
+    /** The end offsets of the run's rewards, summed over partitions. */
     private static long endOffsets(final String run) throws Exception {
-        try (Admin admin =
-                Admin.create(
-                        Map.of(
-                                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                                KAFKA.bootstrapServers()))) {
-            final String topic = TopicCatalog.defaults().run(run).rewards().name();
-            final Map<
-                            org.apache.kafka.common.TopicPartition,
-                            org.apache.kafka.clients.admin.OffsetSpec>
-                    latest = new java.util.HashMap<>();
-            admin.describeTopics(List.of(topic))
-                    .allTopicNames()
-                    .get()
-                    .get(topic)
-                    .partitions()
-                    .forEach(
-                            p ->
-                                    latest.put(
-                                            new org.apache.kafka.common.TopicPartition(
-                                                    topic, p.partition()),
-                                            org.apache.kafka.clients.admin.OffsetSpec.latest()));
-            return admin.listOffsets(latest).all().get().values().stream()
-                    .mapToLong(
-                            org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo
-                                    ::offset)
-                    .sum();
-        }
+        return KAFKA.endOffsets(TopicCatalog.defaults().run(run).rewards().name()).values().stream()
+                .mapToLong(Long::longValue)
+                .sum();
     }
 
     private static long committedOffsets(final String run) throws Exception {
-        try (Admin admin =
-                Admin.create(
-                        Map.of(
-                                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                                KAFKA.bootstrapServers()))) {
+        try (Admin admin = KAFKA.admin()) {
             return admin
                     .listConsumerGroupOffsets(TrainerLoop.transactionalId(run))
                     .partitionsToOffsetAndMetadata()
