@@ -69,30 +69,34 @@ public final class RestSchemaRegistryClient implements SchemaRegistryClient {
 
     @Override
     public int register(final String subject, final Schema schema) {
-        final JsonNode answer =
-                send(
-                        new Call(
-                                "POST",
-                                "/subjects/" + encode(subject) + "/versions",
-                                schemaBody(schema),
-                                "register a schema under subject " + subject,
-                                subject,
-                                null));
-        return requiredInt(answer, "id", "register under " + subject);
+        return postSchema(
+                subject,
+                "/subjects/" + encode(subject) + "/versions",
+                schema,
+                "register a schema under subject " + subject,
+                "register under " + subject);
     }
 
     @Override
     public int lookupId(final String subject, final Schema schema) {
+        return postSchema(
+                subject,
+                "/subjects/" + encode(subject),
+                schema,
+                "look up a schema under subject " + subject,
+                "look up under " + subject);
+    }
+
+    /** Posts {@code schema} of {@code subject} to {@code path}; returns the answer's id. */
+    private int postSchema(
+            final String subject,
+            final String path,
+            final Schema schema,
+            final String operation,
+            final String idContext) {
         final JsonNode answer =
-                send(
-                        new Call(
-                                "POST",
-                                "/subjects/" + encode(subject),
-                                schemaBody(schema),
-                                "look up a schema under subject " + subject,
-                                subject,
-                                null));
-        return requiredInt(answer, "id", "look up under " + subject);
+                send(new Call("POST", path, schemaBody(schema), operation, subject, null));
+        return requiredInt(answer, "id", idContext);
     }
 
     @Override
