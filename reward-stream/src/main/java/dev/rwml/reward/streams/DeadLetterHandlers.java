@@ -86,14 +86,18 @@ public final class DeadLetterHandlers {
         }
     }
 
-    /** Sends undecodable records to the dead-letter topic and continues. */
-    public static final class Deserialization implements DeserializationExceptionHandler {
-        private Target target;
+    /** A handler's dead-letter target, read from the Streams configs it is configured with. */
+    abstract static class Configured {
+        Target target;
 
-        @Override
         public void configure(final Map<String, ?> configs) {
             target = new Target(configs);
         }
+    }
+
+    /** Sends undecodable records to the dead-letter topic and continues. */
+    public static final class Deserialization extends Configured
+            implements DeserializationExceptionHandler {
 
         @Override
         public Response handleError(
@@ -125,13 +129,7 @@ public final class DeadLetterHandlers {
     }
 
     /** Sends records that fail in a processor to the dead-letter topic and continues. */
-    public static final class Processing implements ProcessingExceptionHandler {
-        private Target target;
-
-        @Override
-        public void configure(final Map<String, ?> configs) {
-            target = new Target(configs);
-        }
+    public static final class Processing extends Configured implements ProcessingExceptionHandler {
 
         @Override
         public Response handleError(
