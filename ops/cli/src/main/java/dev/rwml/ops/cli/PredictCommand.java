@@ -2,7 +2,6 @@ package dev.rwml.ops.cli;
 
 import dev.rwml.prediction.PredictionApp;
 import dev.rwml.prediction.PredictionConfig;
-import dev.rwml.runtime.settings.SettingsDefinition;
 import java.util.function.IntSupplier;
 import picocli.CommandLine.Command;
 
@@ -15,9 +14,8 @@ import picocli.CommandLine.Command;
                         + " rwml.<run>.predictions, following the run's model versions.")
 final class PredictCommand extends StageCommand {
 
-    @Override
-    protected SettingsDefinition definition() {
-        return PredictionConfig.DEFINITION;
+    PredictCommand() {
+        super(PredictionConfig.DEFINITION);
     }
 
     @Override

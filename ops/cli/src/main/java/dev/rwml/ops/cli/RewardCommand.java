@@ -2,7 +2,6 @@ package dev.rwml.ops.cli;
 
 import dev.rwml.reward.RewardApp;
 import dev.rwml.reward.RewardConfig;
-import dev.rwml.runtime.settings.SettingsDefinition;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.IntSupplier;
@@ -17,9 +16,8 @@ import picocli.CommandLine.Command;
                         + " the observed next state and write rwml.<run>.rewards.")
 final class RewardCommand extends StageCommand {
 
-    @Override
-    protected SettingsDefinition definition() {
-        return RewardConfig.DEFINITION;
+    RewardCommand() {
+        super(RewardConfig.DEFINITION);
     }
 
     @Override

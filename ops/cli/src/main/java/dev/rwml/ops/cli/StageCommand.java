@@ -23,8 +23,12 @@ abstract class StageCommand implements Callable<Integer> {
     @Mixin private MetricsOptions metrics;
     @Spec private CommandSpec spec;
 
-    /** The stage's settings. */
-    protected abstract SettingsDefinition definition();
+    private final SettingsDefinition definition;
+
+    /** A command of the stage whose settings {@code definition} declares. */
+    protected StageCommand(final SettingsDefinition definition) {
+        this.definition = definition;
+    }
 
     /**
      * Loads the stage's settings and returns what runs the stage to its exit code; invalid settings
@@ -34,7 +38,7 @@ abstract class StageCommand implements Callable<Integer> {
 
     @Override
     public final Integer call() {
-        if (settings.printedHelp(definition(), spec.commandLine().getOut())) {
+        if (settings.printedHelp(definition, spec.commandLine().getOut())) {
             return 0;
         }
         final IntSupplier stage = load();

@@ -1,6 +1,5 @@
 package dev.rwml.ops.cli;
 
-import dev.rwml.runtime.settings.SettingsDefinition;
 import dev.rwml.trainer.TrainerApp;
 import dev.rwml.trainer.TrainerConfig;
 import java.util.function.IntSupplier;
@@ -23,9 +22,8 @@ final class TrainCommand extends StageCommand {
             description = "The training objective (default: grpo, or the config's).")
     private String objective;
 
-    @Override
-    protected SettingsDefinition definition() {
-        return TrainerConfig.DEFINITION;
+    TrainCommand() {
+        super(TrainerConfig.DEFINITION);
     }
 
     @Override
