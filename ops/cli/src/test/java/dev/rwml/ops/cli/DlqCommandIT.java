@@ -168,18 +168,7 @@ class DlqCommandIT {
     }
 
     private static RunFixtures.Result dlq(final String... sub) {
-        final List<String> args =
-                new ArrayList<>(
-                        List.of(
-                                "dlq",
-                                "--run",
-                                RUN,
-                                "--bootstrap-servers",
-                                KAFKA.bootstrapServers(),
-                                "--schema-registry-url",
-                                KAFKA.schemaRegistryUrl()));
-        args.addAll(List.of(sub));
-        return rwml(args.toArray(String[]::new));
+        return RunFixtures.rwmlOnRun(KAFKA, "dlq", RUN, sub);
     }
 
     private static String key(final ConsumerRecord<byte[], byte[]> r) {

@@ -10,12 +10,14 @@ import dev.rwml.events.RewardSpecRef;
 import dev.rwml.events.RewardedGroup;
 import dev.rwml.events.Sampling;
 import dev.rwml.events.TrainingCounters;
+import dev.rwml.ops.embedded.KafkaStack;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.avro.specific.SpecificRecord;
@@ -43,6 +45,23 @@ final class RunFixtures {
         cli.setErr(new PrintWriter(err, true));
         final int code = cli.execute(args);
         return new Result(code, out.toString(), err.toString());
+    }
+
+    /** {@code rwml <command> --run <run>} on the stack's cluster, then {@code more} arguments. */
+    static Result rwmlOnRun(
+            final KafkaStack kafka, final String command, final String run, final String... more) {
+        final List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                command,
+                                "--run",
+                                run,
+                                "--bootstrap-servers",
+                                kafka.bootstrapServers(),
+                                "--schema-registry-url",
+                                kafka.schemaRegistryUrl()));
+        args.addAll(List.of(more));
+        return rwml(args.toArray(String[]::new));
     }
 
     static void ensureRunTopics(final String bootstrap, final String run) {

@@ -1,6 +1,5 @@
 package dev.rwml.ops.cli;
 
-import static dev.rwml.ops.cli.RunFixtures.rwml;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
@@ -26,14 +25,11 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import javax.imageio.ImageIO;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -242,42 +238,13 @@ class StatusCommandIT {
     }
 
     private static RunFixtures.Result status(final String... extra) {
-        final List<String> args =
-                new java.util.ArrayList<>(
-                        List.of(
-                                "status",
-                                "--run",
-                                RUN,
-                                "--bootstrap-servers",
-                                KAFKA.bootstrapServers(),
-                                "--schema-registry-url",
-                                KAFKA.schemaRegistryUrl()));
-        args.addAll(List.of(extra));
-        return rwml(args.toArray(String[]::new));
+        return RunFixtures.rwmlOnRun(KAFKA, "status", RUN, extra);
     }
 
     private static void commitAtEnd(final String group, final String topic) throws Exception {
-        try (Admin admin =
-                Admin.create(
-                        Map.of(
-                                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                                KAFKA.bootstrapServers()))) {
-            final Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-            admin.describeTopics(List.of(topic))
-                    .allTopicNames()
-                    .get()
-                    .get(topic)
-                    .partitions()
-                    .forEach(
-                            p ->
-                                    latest.put(
-                                            new TopicPartition(topic, p.partition()),
-                                            OffsetSpec.latest()));
-            final Map<TopicPartition, OffsetAndMetadata> ends = new HashMap<>();
-            admin.listOffsets(latest)
-                    .all()
-                    .get()
-                    .forEach((tp, info) -> ends.put(tp, new OffsetAndMetadata(info.offset())));
+        final Map<TopicPartition, OffsetAndMetadata> ends = new HashMap<>();
+        KAFKA.endOffsets(topic).forEach((tp, end) -> ends.put(tp, new OffsetAndMetadata(end)));
+        try (Admin admin = KAFKA.admin()) {
             admin.alterConsumerGroupOffsets(group, ends).all().get();
         }
     }
