@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -55,6 +56,13 @@ class ModelChannelIT {
     private <T extends AutoCloseable> T closeLater(final T c) {
         closeables.add(c);
         return c;
+    }
+
+    /** A follower of the channel from its start that polls every 100 ms. */
+    private ModelFollower follow(
+            final ModelChannel channel, final Consumer<VerifiedArtifact> onVersion) {
+        return closeLater(
+                ModelFollower.start(channel, Optional.empty(), onVersion, Duration.ofMillis(100)));
     }
 
     /** A fresh run with its topics, so tests do not see each other's versions. */
@@ -108,10 +116,7 @@ class ModelChannelIT {
         final ModelPublisher publisher = smallChunks(channel);
         final KafkaProducer<byte[], byte[]> producer = producer(channel);
         final List<VerifiedArtifact> seen = new CopyOnWriteArrayList<>();
-        final ModelFollower follower =
-                closeLater(
-                        ModelFollower.start(
-                                channel, Optional.empty(), seen::add, Duration.ofMillis(100)));
+        final ModelFollower follower = follow(channel, seen::add);
         assertThat(follower.status()).isEqualTo("waiting for version 0 of run " + channel.run());
 
         final byte[] v0 = ChannelFixtures.artifact(10_000, 0);
@@ -142,13 +147,7 @@ class ModelChannelIT {
         final ModelPublisher publisher = smallChunks(channel);
         final KafkaProducer<byte[], byte[]> producer = producer(channel);
         final List<Long> loaded = new CopyOnWriteArrayList<>();
-        final ModelFollower follower =
-                closeLater(
-                        ModelFollower.start(
-                                channel,
-                                Optional.empty(),
-                                a -> loaded.add(a.version()),
-                                Duration.ofMillis(100)));
+        final ModelFollower follower = follow(channel, a -> loaded.add(a.version()));
         final ModelVersion v0 =
                 publish(publisher, producer, channel, 0, ChannelFixtures.artifact(10_000, 0));
         await().atMost(WAIT).until(() -> follower.currentVersion() == 0);
@@ -207,13 +206,7 @@ class ModelChannelIT {
         final ModelPublisher publisher = smallChunks(channel);
         final KafkaProducer<byte[], byte[]> producer = producer(channel);
         final List<Long> loaded = new CopyOnWriteArrayList<>();
-        final ModelFollower follower =
-                closeLater(
-                        ModelFollower.start(
-                                channel,
-                                Optional.empty(),
-                                a -> loaded.add(a.version()),
-                                Duration.ofMillis(100)));
+        final ModelFollower follower = follow(channel, a -> loaded.add(a.version()));
         publish(publisher, producer, channel, 0, ChannelFixtures.artifact(6_000, 0));
 
         producer.beginTransaction();

@@ -106,19 +106,15 @@ final class ClusterProbe {
     }
 
     static HttpResponse<String> post(final String url, final String body) throws IOException {
-        return send(
-                HttpRequest.newBuilder(URI.create(url))
-                        .header("Content-Type", CONTENT_TYPE)
-                        .POST(HttpRequest.BodyPublishers.ofString(body))
-                        .build());
+        return send(json(url).POST(HttpRequest.BodyPublishers.ofString(body)).build());
     }
 
     static HttpResponse<String> put(final String url, final String body) throws IOException {
-        return send(
-                HttpRequest.newBuilder(URI.create(url))
-                        .header("Content-Type", CONTENT_TYPE)
-                        .PUT(HttpRequest.BodyPublishers.ofString(body))
-                        .build());
+        return send(json(url).PUT(HttpRequest.BodyPublishers.ofString(body)).build());
+    }
+
+    private static HttpRequest.Builder json(final String url) {
+        return HttpRequest.newBuilder(URI.create(url)).header("Content-Type", CONTENT_TYPE);
     }
 
     static HttpResponse<String> get(final String url) throws IOException {
