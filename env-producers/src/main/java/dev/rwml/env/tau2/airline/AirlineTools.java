@@ -285,18 +285,7 @@ public final class AirlineTools extends DomainTools<AirlineDb> {
         for (final Args f : a.objects("flights")) {
             final String number = f.text("flight_number");
             final String date = date(f);
-            final FlightDate fd = flightDate(number, date);
-            if (!fd.status().equals("available")) {
-                throw ToolError.rule(
-                        "Flight "
-                                + number
-                                + " on "
-                                + date
-                                + " is not available for booking"
-                                + " (status: "
-                                + fd.status()
-                                + ")");
-            }
+            final FlightDate fd = available(number, date, " for booking");
             if (fd.availableSeats().get(cabin) < passengers.size()) {
                 throw ToolError.rule(
                         "Not enough seats on flight "
@@ -308,14 +297,7 @@ public final class AirlineTools extends DomainTools<AirlineDb> {
                                 + " left in "
                                 + cabin);
             }
-            final Flight flight = flight(number);
-            flights.add(
-                    new ReservationFlight(
-                            number,
-                            date,
-                            fd.prices().get(cabin),
-                            flight.origin(),
-                            flight.destination()));
+            flights.add(reservationFlight(number, date, fd, cabin));
         }
         requireRoute(flights, origin, destination, flightType);
         final int total =
@@ -510,6 +492,32 @@ public final class AirlineTools extends DomainTools<AirlineDb> {
         return Tau2Json.write(cancelled);
     }
 
+    /** Flight {@code number} on {@code date}, refused unless it is available. */
+    private FlightDate available(final String number, final String date, final String forWhat) {
+        final FlightDate fd = flightDate(number, date);
+        if (!fd.status().equals("available")) {
+            throw ToolError.rule(
+                    "Flight "
+                            + number
+                            + " on "
+                            + date
+                            + " is not available"
+                            + forWhat
+                            + " (status: "
+                            + fd.status()
+                            + ")");
+        }
+        return fd;
+    }
+
+    /** Flight {@code number} on {@code date} at its price in {@code cabin}. */
+    private ReservationFlight reservationFlight(
+            final String number, final String date, final FlightDate fd, final String cabin) {
+        final Flight flight = flight(number);
+        return new ReservationFlight(
+                number, date, fd.prices().get(cabin), flight.origin(), flight.destination());
+    }
+
     private String updateFlights(final Args a) {
         final Reservation r = activeReservation(a.text("reservation_id"));
         final String cabin = oneOf(a, "cabin", AirlineDb.CABINS);
@@ -529,29 +537,12 @@ public final class AirlineTools extends DomainTools<AirlineDb> {
                 flights.add(kept);
                 continue;
             }
-            final FlightDate fd = flightDate(number, date);
-            if (!fd.status().equals("available")) {
-                throw ToolError.rule(
-                        "Flight "
-                                + number
-                                + " on "
-                                + date
-                                + " is not available (status: "
-                                + fd.status()
-                                + ")");
-            }
+            final FlightDate fd = available(number, date, "");
             if (fd.availableSeats().get(cabin) < r.passengers().size()) {
                 throw ToolError.rule(
                         "Not enough seats on flight " + number + " on " + date + " in " + cabin);
             }
-            final Flight flight = flight(number);
-            flights.add(
-                    new ReservationFlight(
-                            number,
-                            date,
-                            fd.prices().get(cabin),
-                            flight.origin(),
-                            flight.destination()));
+            flights.add(reservationFlight(number, date, fd, cabin));
         }
         flightsChanged |= requested.size() != r.flights().size();
         if (flightsChanged && r.cabin().equals("basic_economy")) {
