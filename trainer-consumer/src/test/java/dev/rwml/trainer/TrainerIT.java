@@ -323,7 +323,15 @@ class TrainerIT {
                         TrainerFixture.rewardsProducer(KAFKA.bootstrapServers());
                 TrainerLoop loop =
                         loop(
-                                config(run, Map.of("schema.registry.url", registry.url())),
+                                // Few registry attempts per read, so the loop's own retries
+                                // (what this checks) come within the wait.
+                                config(
+                                        run,
+                                        Map.of(
+                                                "schema.registry.url",
+                                                registry.url(),
+                                                "schema.registry.retry.max.attempts",
+                                                "2")),
                                 meters,
                                 ledger)) {
             final CompletableFuture<Long> done = start(loop);
