@@ -1,6 +1,5 @@
 package dev.rwml.ops.cli;
 
-import dev.rwml.runtime.settings.Connection;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rwml.env.produce.EnvKind;
@@ -14,6 +13,7 @@ import dev.rwml.events.OffsetRange;
 import dev.rwml.events.PredictionGroup;
 import dev.rwml.ops.cli.replay.TransitionSlice;
 import dev.rwml.ops.embedded.KafkaStack;
+import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
@@ -163,7 +163,8 @@ class ReplayCommandIT {
             final String bootstrap, final String registry, final int episodes, final long seed) {
         new TransitionProducer(
                         ProducerConfig.builder(
-                                        EnvKind.ALFWORLD, KafkaSettings.of(Connection.of(bootstrap, registry)))
+                                        EnvKind.ALFWORLD,
+                                        KafkaSettings.of(Connection.of(bootstrap, registry)))
                                 .agents(1)
                                 .episodes(episodes)
                                 .seed(seed)
