@@ -1,6 +1,7 @@
 package dev.rwml.prediction;
 
 import dev.rwml.runtime.StageName;
+import dev.rwml.runtime.lifecycle.StreamsLifecycle;
 import dev.rwml.runtime.settings.Connection;
 import dev.rwml.runtime.settings.Durations;
 import dev.rwml.runtime.settings.Settings;
@@ -59,7 +60,8 @@ public record PredictionConfig(
                     StageName.PREDICTION, PredictionConfig::define, List.of(STREAMS_PREFIX));
 
     private static void define(final ConfigDef def) {
-        def.define(
+        StreamsLifecycle.defineStreamThreads(def)
+                .define(
                         "application.id",
                         Type.STRING,
                         "",
@@ -123,13 +125,6 @@ public record PredictionConfig(
                         Durations.atLeast(Duration.ofMillis(1)),
                         Importance.LOW,
                         "Flush a partial batch after this long.")
-                .define(
-                        "stream.threads",
-                        Type.INT,
-                        1,
-                        Range.between(1, 64),
-                        Importance.MEDIUM,
-                        "Kafka Streams threads.")
                 .define(
                         "model.threads",
                         Type.INT,
@@ -201,7 +196,7 @@ public record PredictionConfig(
                 s.getInt("sampling.max.new.tokens"),
                 s.getInt("batch.size"),
                 s.getDuration("batch.max.wait"),
-                s.getInt("stream.threads"),
+                s.getInt(StreamsLifecycle.STREAM_THREADS),
                 s.getInt("model.threads"),
                 new LinkedHashSet<>(s.getList("select.envs")),
                 new LinkedHashSet<>(s.getList("select.splits")),

@@ -4,6 +4,7 @@ import dev.rwml.reward.group.AdvantageMode;
 import dev.rwml.reward.group.SubsamplePolicy;
 import dev.rwml.reward.score.RewardSpecTable;
 import dev.rwml.runtime.StageName;
+import dev.rwml.runtime.lifecycle.StreamsLifecycle;
 import dev.rwml.runtime.settings.Connection;
 import dev.rwml.runtime.settings.Durations;
 import dev.rwml.runtime.settings.Settings;
@@ -66,7 +67,8 @@ public record RewardConfig(
     private static void define(final ConfigDef def) {
         final EmbeddingSettings e = EmbeddingSettings.defaults();
         final SubsamplePolicy s = SubsamplePolicy.paperDefaults();
-        def.define(
+        StreamsLifecycle.defineStreamThreads(def)
+                .define(
                         "source.run",
                         Type.STRING,
                         "",
@@ -188,13 +190,6 @@ public record RewardConfig(
                         Importance.LOW,
                         "Longer states go to the dead-letter topic.")
                 .define(
-                        "stream.threads",
-                        Type.INT,
-                        1,
-                        Range.between(1, 64),
-                        Importance.MEDIUM,
-                        "Kafka Streams threads.")
-                .define(
                         "state.dir",
                         Type.STRING,
                         "",
@@ -232,7 +227,7 @@ public record RewardConfig(
                 s.getDuration("join.window"),
                 s.getDuration("join.grace"),
                 s.getInt("max.text.chars"),
-                s.getInt("stream.threads"),
+                s.getInt(StreamsLifecycle.STREAM_THREADS),
                 s.getString("state.dir"),
                 s.under(STREAMS_PREFIX));
     }

@@ -92,7 +92,7 @@ class RewardTopologyFailureTest extends RewardTopologyHarness {
                 new CachingEmbedder(
                         new OpenAiEmbedder(
                                 "http://127.0.0.1:" + embeddingServer.getAddress().getPort(),
-                                "stub-embedder",
+                                "embedding-server",
                                 null,
                                 Duration.ofSeconds(5)),
                         0);

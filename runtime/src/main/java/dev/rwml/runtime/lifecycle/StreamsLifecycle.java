@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.StreamsException;
@@ -26,6 +27,20 @@ public final class StreamsLifecycle {
     private static final Logger LOG = LoggerFactory.getLogger(StreamsLifecycle.class);
 
     private StreamsLifecycle() {}
+
+    /** The key of a Streams stage's thread count. */
+    public static final String STREAM_THREADS = "stream.threads";
+
+    /** Declares {@link #STREAM_THREADS}, which every Streams stage has. */
+    public static ConfigDef defineStreamThreads(final ConfigDef def) {
+        return def.define(
+                STREAM_THREADS,
+                ConfigDef.Type.INT,
+                1,
+                ConfigDef.Range.between(1, 64),
+                ConfigDef.Importance.MEDIUM,
+                "Kafka Streams threads.");
+    }
 
     /**
      * The settings every Streams stage runs with: the connection, exactly-once v2, its application
