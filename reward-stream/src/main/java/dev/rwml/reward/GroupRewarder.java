@@ -154,13 +154,20 @@ public final class GroupRewarder {
                                 + sample.getLogprobs().size()
                                 + " logprobs");
             }
-            for (final Float logprob : sample.getLogprobs()) {
-                if (logprob.isNaN() || logprob > 0) {
+            final List<Float> logprobs = sample.getLogprobs();
+            for (int i = 0; i < logprobs.size(); i++) {
+                // -inf would make the trainer's ratio exp(logp - behaviour) infinite
+                final float logprob = logprobs.get(i);
+                if (!Float.isFinite(logprob) || logprob > 0) {
                     throw new InvalidGroupException(
                             "prediction group "
                                     + group.getTransitionId()
-                                    + " has a logprob that is NaN or positive: "
-                                    + logprob);
+                                    + " has a behaviour log-prob at token "
+                                    + i
+                                    + " that is not finite and <= 0: "
+                                    + logprob
+                                    + "; the predictor recorded it from a distribution that"
+                                    + " gave its own sample no probability");
                 }
             }
         }

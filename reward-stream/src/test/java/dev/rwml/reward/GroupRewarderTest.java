@@ -116,4 +116,19 @@ class GroupRewarderTest {
                                         toolResult("retail/e2/0", ORDER)))
                 .hasMessageContaining("keys and transitionId fields must agree");
     }
+
+    @Test
+    void shouldRejectBehaviourLogProbsThatAreInfiniteNaNOrPositive() {
+        final GroupRewarder rewarder = rewarder(SubsamplePolicy.paperDefaults());
+        for (final float bad :
+                new float[] {Float.NEGATIVE_INFINITY, Float.NaN, Float.POSITIVE_INFINITY, 0.5f}) {
+            final var group = Fixtures.group("retail/e1/0", ORDER);
+            group.getSamples().get(0).setLogprobs(List.of(-0.5f, bad, -1f));
+            assertThatThrownBy(() -> rewarder.reward(group, toolResult("retail/e1/0", ORDER)))
+                    .as("log-prob %s", bad)
+                    .isInstanceOf(InvalidGroupException.class)
+                    .hasMessageContaining("token 1")
+                    .hasMessageContaining(Float.toString(bad));
+        }
+    }
 }
