@@ -178,15 +178,6 @@ public final class PredictionApp implements RunningStage {
         return termination;
     }
 
-    /** Blocks until the app is closed, fails to start, or its streams stop. */
-    public void awaitStop() throws InterruptedException {
-        try {
-            termination.get();
-        } catch (java.util.concurrent.ExecutionException e) {
-            // The phase says it failed.
-        }
-    }
-
     private void startWhenModelArrives() {
         try {
             while (!slot.awaitFirst(WAIT_LOG_EVERY)) {

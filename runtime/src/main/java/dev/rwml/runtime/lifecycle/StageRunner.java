@@ -5,6 +5,7 @@ import dev.rwml.runtime.settings.StageConfig;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -81,20 +82,20 @@ public final class StageRunner {
         return EXIT_FAILED;
     }
 
-    private static java.util.Optional<Throwable> failureOf(final CompletableFuture<?> future) {
+    private static Optional<Throwable> failureOf(final CompletableFuture<?> future) {
         if (!future.isCompletedExceptionally()) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         try {
             future.get();
-            return java.util.Optional.empty();
+            return Optional.empty();
         } catch (ExecutionException e) {
-            return java.util.Optional.of(e.getCause());
+            return Optional.of(e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return java.util.Optional.empty();
+            return Optional.empty();
         } catch (java.util.concurrent.CancellationException e) {
-            return java.util.Optional.of(e);
+            return Optional.of(e);
         }
     }
 

@@ -199,7 +199,7 @@ public final class SettingsDefinition {
     }
 
     /** Whether {@code key} is defined or passed on. */
-    public boolean isKnown(final String key) {
+    private boolean isKnown(final String key) {
         return definition.names().contains(key)
                 || Connection.isConnectionKey(key)
                 || passthroughPrefixes.stream().anyMatch(key::startsWith);
@@ -323,11 +323,6 @@ public final class SettingsDefinition {
         /** A stage's own {@code main}: an optional properties file and the process environment. */
         public static Sources fileAndEnvironment(final Optional<Path> file) {
             return new Sources(Map.of(), file, System.getenv(), Map.of(), Map.of());
-        }
-
-        /** Only explicit values: no cluster file, no config file, no environment. */
-        public static Sources of(final Map<String, String> values) {
-            return new Sources(Map.of(), Optional.empty(), Map.of(), values, Map.of());
         }
     }
 }
