@@ -81,7 +81,6 @@ public final class TrainerLoop implements AutoCloseable {
     private final FaultHook hook;
     private final PublishListener listener;
     private final TrainerMetrics metrics;
-    private final CountDownLatch stopped = new CountDownLatch(1);
     private final CountDownLatch stopRequested = new CountDownLatch(1);
     private volatile boolean running = true;
     private volatile boolean finishRequested;
@@ -161,8 +160,6 @@ public final class TrainerLoop implements AutoCloseable {
             } finally {
                 consumer = null;
             }
-        } finally {
-            stopped.countDown();
         }
     }
 
@@ -185,11 +182,6 @@ public final class TrainerLoop implements AutoCloseable {
      */
     public void finish() {
         finishRequested = true;
-    }
-
-    /** Waits until {@link #run} returned, for shutdown hooks. */
-    public boolean awaitStopped(final Duration timeout) throws InterruptedException {
-        return stopped.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     private void ensureTopics(final TopicCatalog catalog) {
