@@ -2,6 +2,7 @@ package dev.rwml.worldmodel.model;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.ndarray.types.SparseFormat;
 import ai.djl.nn.Activation;
@@ -211,6 +212,26 @@ public final class TransformerLM implements AutoCloseable {
                 forward(ids, positions, Masks.causal(step, length), null).get(":, :-1, :");
         final NDArray targets = step.create(batch.targets(), new Shape(rows, length - 1, 1));
         return gatherLogProbs(logits, targets).reshape(rows, length - 1);
+    }
+
+    /**
+     * The largest |logit| over every position of a packed batch, for diagnosing a step that
+     * overflowed; padding positions are included, which can only raise it. Call with autograd off.
+     */
+    public double maxAbsLogit(final NDManager step, final SequenceBatch batch) {
+        final int rows = batch.rows();
+        final int length = batch.length();
+        final NDArray ids = step.create(batch.ids(), new Shape(rows, length));
+        final long[] pos = new long[rows * length];
+        for (int i = 0; i < pos.length; i++) {
+            pos[i] = i % length;
+        }
+        final NDArray positions = step.create(pos, new Shape(rows, length));
+        return forward(ids, positions, Masks.causal(step, length), null)
+                .abs()
+                .max()
+                .toType(DataType.FLOAT64, false)
+                .getDouble();
     }
 
     /**

@@ -9,15 +9,30 @@ import ai.djl.ndarray.NDArray;
 public final class Losses {
 
     /**
-     * Largest log-ratio exponentiated (e^30 is about 1e13, far from float's limit): beyond it the
-     * ratio and the k3 KL term are flat, with no gradient.
+     * Largest |log-ratio| exponentiated, for the reported ratio and the KL term: e^20 is about 5e8,
+     * so neither the value nor its gradient can overflow a float; beyond it both are flat.
      */
-    static final float MAX_LOG_RATIO = 30f;
+    static final float MAX_LOG_RATIO = 20f;
+
+    /**
+     * Largest k3 value of one token: a token the policy moved far from the reference adds at most
+     * this much, and no gradient beyond it, instead of a weight of up to e^20.
+     */
+    static final float MAX_KL = 10f;
 
     private Losses() {}
 
-    /** A loss and the per-token quantities its metrics are computed from. */
-    public record GrpoTerms(NDArray loss, NDArray ratio, NDArray kl) {}
+    /**
+     * A loss and the per-token quantities its metrics and diagnostics are computed from.
+     *
+     * @param loss the aggregated loss
+     * @param ratio per-token ratio to the behaviour policy (log-ratio clamped)
+     * @param kl per-token k3 KL to the reference, clamped; null without a reference
+     * @param logRatio per-token masked log-ratio before any clamp
+     * @param klExponent per-token masked {@code ref - logp} before any clamp; null without one
+     */
+    public record GrpoTerms(
+            NDArray loss, NDArray ratio, NDArray kl, NDArray logRatio, NDArray klExponent) {}
 
     /** Mean negative log-likelihood of the masked tokens. */
     public static NDArray sft(final NDArray logProbs, final NDArray mask) {
@@ -40,22 +55,26 @@ public final class Losses {
         // Capping the log-ratio before exp keeps a far-off-policy token from overflowing to
         // infinity, whose zero-gradient branch of the cap would still back-propagate NaN.
         final NDArray logRatio = logProbs.sub(behaviour).mul(mask);
-        final NDArray ratio = logRatio.minimum(MAX_LOG_RATIO).exp();
+        final NDArray ratio = logRatio.clip(-MAX_LOG_RATIO, MAX_LOG_RATIO).exp();
         final NDArray capped = logRatio.minimum((float) Math.log(config.importanceCap())).exp();
         final NDArray unclipped = capped.mul(advantages);
         final NDArray clipped =
                 capped.clip(1 - config.clipLow(), 1 + config.clipHigh()).mul(advantages);
         NDArray perToken = unclipped.minimum(clipped).neg();
         NDArray kl = null;
+        NDArray klExponent = null;
         if (reference != null) {
-            // k3 = exp(ref - logp) - (ref - logp) - 1: unbiased, non-negative (Schulman)
-            final NDArray delta = reference.sub(logProbs).mul(mask).minimum(MAX_LOG_RATIO);
-            kl = delta.exp().sub(delta).sub(1f);
+            // k3 = exp(ref - logp) - (ref - logp) - 1: unbiased, non-negative (Schulman); both
+            // the exponent and the value are clamped so one token cannot dominate the gradient.
+            klExponent = reference.sub(logProbs).mul(mask);
+            final NDArray delta = klExponent.clip(-MAX_LOG_RATIO, MAX_LOG_RATIO);
+            kl = delta.exp().sub(delta).sub(1f).minimum(MAX_KL);
             if (config.klCoef() > 0) {
                 perToken = perToken.add(kl.mul((float) config.klCoef()));
             }
         }
-        return new GrpoTerms(aggregate(perToken.mul(mask), mask, config), ratio, kl);
+        return new GrpoTerms(
+                aggregate(perToken.mul(mask), mask, config), ratio, kl, logRatio, klExponent);
     }
 
     private static NDArray aggregate(

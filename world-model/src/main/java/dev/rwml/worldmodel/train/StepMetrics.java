@@ -11,6 +11,8 @@ package dev.rwml.worldmodel.train;
  * @param tokens completion tokens trained on
  * @param learningRate learning rate applied
  * @param meanRatio mean per-token probability ratio to the behaviour policy (1 for SFT)
+ * @param skipped empty when the update was applied; otherwise why it was skipped and the batch's
+ *     diagnostics (largest log-ratio and KL exponent, first non-finite gradient, largest |logit|)
  */
 public record StepMetrics(
         long step,
@@ -20,4 +22,11 @@ public record StepMetrics(
         double gradNorm,
         int tokens,
         double learningRate,
-        double meanRatio) {}
+        double meanRatio,
+        String skipped) {
+
+    /** Whether the optimiser skipped this step's update. */
+    public boolean wasSkipped() {
+        return !skipped.isEmpty();
+    }
+}

@@ -5,6 +5,7 @@ import ai.djl.ndarray.NDArrays;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
+import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.training.GradientCollector;
 import dev.rwml.worldmodel.DjlRuntime;
@@ -15,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,7 +80,14 @@ public final class Trainer implements AutoCloseable {
                     collector.backward(lossArray);
                     loss = lossArray.getFloat();
                 }
-                return update(step, loss, 0, 0, batch.completionTokens(), 1);
+                return update(
+                        step,
+                        loss,
+                        0,
+                        0,
+                        batch.completionTokens(),
+                        1,
+                        () -> diagnostics(step, batch, null));
             }
         }
     }
@@ -151,7 +160,13 @@ public final class Trainer implements AutoCloseable {
                 final int tokens = batch.completionTokens();
                 final int n = Math.max(1, tokens);
                 return update(
-                        step, loss, klSum / n, (double) clippedTokens / n, tokens, ratioSum / n);
+                        step,
+                        loss,
+                        klSum / n,
+                        (double) clippedTokens / n,
+                        tokens,
+                        ratioSum / n,
+                        () -> diagnostics(step, batch, terms));
             }
         }
     }
@@ -162,7 +177,8 @@ public final class Trainer implements AutoCloseable {
             final double kl,
             final double clipFraction,
             final int tokens,
-            final double meanRatio) {
+            final double meanRatio,
+            final Supplier<String> diagnostics) {
         final boolean grad = DjlRuntime.setGradMode(false);
         try {
             final Map<String, NDArray> grads = new LinkedHashMap<>();
@@ -171,31 +187,80 @@ public final class Trainer implements AutoCloseable {
                 final NDArray g = e.getValue().getGradient();
                 g.attach(step);
                 grads.put(e.getKey(), g);
-                squares.add(g.square().sum());
+                // in double: float32 squares overflow from |g| of 2e19 and lose small terms
+                squares.add(g.toType(DataType.FLOAT64, false).square().sum());
             }
-            final double norm = Math.sqrt(NDArrays.stack(squares).sum().getFloat());
+            final double norm = Math.sqrt(NDArrays.stack(squares).sum().getDouble());
             final float scale =
                     config.maxGradNorm() > 0 && norm > config.maxGradNorm()
                             ? (float) (config.maxGradNorm() / (norm + 1e-6))
                             : 1f;
             final long index = optimizer.steps();
             final double lr = config.learningRateAt(index);
+            String skipped = "";
             if (Double.isFinite(norm)) {
                 optimizer.step(policy.parameters(), grads, config, lr, scale);
             } else {
                 // An overflowing gradient would turn every weight into NaN; skip the update, as
                 // mixed-precision scalers do, and let the next batch continue from intact weights.
-                LOG.warn("Optimizer step {} skipped: the gradient norm is {}", index, norm);
+                skipped =
+                        "the gradient norm is "
+                                + norm
+                                + "; "
+                                + firstNonFinite(grads)
+                                + ", "
+                                + diagnostics.get();
+                LOG.warn("Optimizer step {} skipped: {}", index, skipped);
             }
             // The gradient collector accumulates: zero for the next step. Filling, not
             // multiplying by 0, so an infinite gradient element cannot leave a NaN behind.
             for (final NDArray g : grads.values()) {
                 g.set(ALL, 0f);
             }
-            return new StepMetrics(index, loss, kl, clipFraction, norm, tokens, lr, meanRatio);
+            return new StepMetrics(
+                    index, loss, kl, clipFraction, norm, tokens, lr, meanRatio, skipped);
         } finally {
             DjlRuntime.setGradMode(grad);
         }
+    }
+
+    /** The name of the first parameter whose gradient has a NaN or infinite element. */
+    static String firstNonFinite(final Map<String, NDArray> grads) {
+        for (final Map.Entry<String, NDArray> e : grads.entrySet()) {
+            final NDArray g = e.getValue();
+            if (g.isNaN().any().getBoolean() || g.isInfinite().any().getBoolean()) {
+                return "first non-finite gradient: " + e.getKey();
+            }
+        }
+        return "first non-finite gradient: none";
+    }
+
+    /**
+     * What a skipped step's inputs looked like: the largest |log-ratio| to the behaviour policy and
+     * the largest KL exponent {@code ref - logp} (before their clamps), and the largest |logit|.
+     */
+    private String diagnostics(
+            final NDManager step, final SequenceBatch batch, final Losses.GrpoTerms terms) {
+        final StringBuilder s = new StringBuilder();
+        if (terms != null) {
+            s.append("largest |log-ratio| ")
+                    .append(maxAbs(terms.logRatio()))
+                    .append(", largest KL exponent ")
+                    .append(
+                            terms.klExponent() == null
+                                    ? "n/a (no reference)"
+                                    : Double.toString(maxOf(terms.klExponent())))
+                    .append(", ");
+        }
+        return s.append("largest |logit| ").append(policy.maxAbsLogit(step, batch)).toString();
+    }
+
+    private static double maxAbs(final NDArray a) {
+        return a.abs().max().toType(DataType.FLOAT64, false).getDouble();
+    }
+
+    private static double maxOf(final NDArray a) {
+        return a.max().toType(DataType.FLOAT64, false).getDouble();
     }
 
     private static NDArray mask(final NDManager step, final SequenceBatch batch) {

@@ -70,6 +70,11 @@ class TrainerTest {
             final StepMetrics overflowed = trainer.sftStep(examples);
 
             assertThat(overflowed.gradNorm()).isNaN();
+            assertThat(overflowed.skipped())
+                    .as("a skipped step says where the overflow is")
+                    .contains("first non-finite gradient: ")
+                    .doesNotContain("first non-finite gradient: none")
+                    .contains("largest |logit| ");
             assertThat(gain.toFloatArray())
                     .as("the update was skipped")
                     .containsExactly(overflowing);
@@ -77,6 +82,7 @@ class TrainerTest {
             assertThat(gain.toFloatArray()).containsExactly(healthy);
             final StepMetrics next = trainer.sftStep(examples);
             assertThat(next.gradNorm()).as("no NaN left in the gradients").isFinite();
+            assertThat(next.wasSkipped()).isFalse();
             assertThat(next.loss()).isFinite();
             for (final NDArray p : model.model().parameters().values()) {
                 for (final float v : p.toFloatArray()) {
