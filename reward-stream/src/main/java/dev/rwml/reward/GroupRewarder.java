@@ -1,5 +1,6 @@
 package dev.rwml.reward;
 
+import dev.rwml.events.Difficulty;
 import dev.rwml.events.GroupStats;
 import dev.rwml.events.PredictionGroup;
 import dev.rwml.events.PredictionSample;
@@ -93,7 +94,9 @@ public final class GroupRewarder {
             metrics.similarity(spec.method().wireName(), similarity[i]);
         }
         final GroupStatistics stats = GroupStatistics.of(rewards, advantageMode, epsilon);
-        final KeepDecision decision = subsample.decide(group.getTransitionId(), stats.difficulty());
+        final Difficulty difficulty =
+                subsample.difficulty(transition.getNextKind(), similarity, rewards);
+        final KeepDecision decision = subsample.decide(group.getTransitionId(), difficulty);
         final RewardedGroup rewarded =
                 RewardedGroup.newBuilder()
                         .setTransitionId(group.getTransitionId())
@@ -110,7 +113,7 @@ public final class GroupRewarder {
                                         .setStdReward(stats.std())
                                         .setPassRate(stats.passRate())
                                         .build())
-                        .setDifficulty(stats.difficulty())
+                        .setDifficulty(difficulty)
                         .setKept(decision.kept())
                         .setKeepReason(decision.reason())
                         .setRewardSpec(specRef(spec))
@@ -119,7 +122,7 @@ public final class GroupRewarder {
                         .setRewardedAt(clock.instant())
                         .build();
         metrics.groupRewarded(
-                stats.difficulty().name(),
+                difficulty.name(),
                 decision,
                 stats.passRate(),
                 Duration.ofNanos(System.nanoTime() - start));

@@ -153,8 +153,26 @@ public record RewardConfig(
                         s.easyKeepProbability(),
                         Range.between(0, 1),
                         Importance.MEDIUM,
-                        "Groups whose samples all passed are kept with this probability, decided"
-                                + " from (transitionId, subsample.seed).")
+                        "Groups judged easy (at least easy.min.passes samples above"
+                                + " easy.threshold) are kept with this probability, decided from"
+                                + " (transitionId, subsample.seed); the paper's 0.1.")
+                .define(
+                        "easy.threshold",
+                        Type.STRING,
+                        "TEXT=0.9,USER_MESSAGE=0.85,TOOL_RESULT=0.85",
+                        (name, value) -> SubsamplePolicy.thresholds((String) value),
+                        Importance.MEDIUM,
+                        "The data-stage similarity a sample must exceed to count towards easy, per"
+                                + " next-state kind: the paper's 1 - tau_d (tau_d 0.1 ALFWorld,"
+                                + " 0.15 tau2), on the similarity the reward uses.")
+                .define(
+                        "easy.min.passes",
+                        Type.INT,
+                        s.easyMinPasses(),
+                        Range.atLeast(1),
+                        Importance.LOW,
+                        "Samples above easy.threshold that make a group easy (the paper's"
+                                + " tau_easy: at least one of the tries).")
                 .define(
                         "hard.keep",
                         Type.BOOLEAN,
@@ -223,7 +241,9 @@ public record RewardConfig(
                 new SubsamplePolicy(
                         s.getDouble("easy.keep.probability"),
                         s.getBoolean("hard.keep"),
-                        s.getLong("subsample.seed")),
+                        s.getLong("subsample.seed"),
+                        SubsamplePolicy.thresholds(s.getString("easy.threshold")),
+                        s.getInt("easy.min.passes")),
                 s.getDuration("join.window"),
                 s.getDuration("join.grace"),
                 s.getInt("max.text.chars"),

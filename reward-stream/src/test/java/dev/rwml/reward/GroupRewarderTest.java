@@ -82,12 +82,16 @@ class GroupRewarderTest {
     @Test
     void shouldEmitDroppedEasyGroupsWithTheirReason() {
         final RewardedGroup dropped =
-                rewarder(new SubsamplePolicy(0.0, true, 0))
+                rewarder(
+                                new SubsamplePolicy(
+                                        0.0, true, 0, SubsamplePolicy.PAPER_EASY_THRESHOLDS, 1))
                         .reward(
                                 Fixtures.group("retail/e1/0", OTHER_ORDER),
                                 toolResult("retail/e1/0", ORDER));
         final RewardedGroup kept =
-                rewarder(new SubsamplePolicy(1.0, true, 0))
+                rewarder(
+                                new SubsamplePolicy(
+                                        1.0, true, 0, SubsamplePolicy.PAPER_EASY_THRESHOLDS, 1))
                         .reward(
                                 Fixtures.group("retail/e1/0", OTHER_ORDER),
                                 toolResult("retail/e1/0", ORDER));

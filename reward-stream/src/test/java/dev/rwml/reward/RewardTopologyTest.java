@@ -9,6 +9,7 @@ import dev.rwml.events.RewardedGroup;
 import dev.rwml.events.RewardedSample;
 import dev.rwml.reward.embed.CachingEmbedder;
 import dev.rwml.reward.embed.MiniLmEmbedder;
+import dev.rwml.reward.group.SubsamplePolicy;
 import dev.rwml.runtime.StageName;
 import dev.rwml.schemas.deadletter.DeadLetters;
 import dev.rwml.schemas.registry.MockSchemaRegistry;
@@ -88,8 +89,13 @@ class RewardTopologyTest extends RewardTopologyHarness {
                 .containsExactly(1.0, 0.0, 0.0);
         assertThat(group.getSamples().get(0).getAdvantage()).isPositive();
         assertThat(group.getSamples().get(2).getSimilarity()).isZero();
-        assertThat(group.getDifficulty()).isEqualTo(Difficulty.INFORMATIVE);
-        assertThat(group.getKept()).isTrue();
+        // The paraphrase (cos about 0.91) passes the paper's data-stage 0.9: too easy, so the
+        // group is kept only when its draw falls under the keep probability.
+        assertThat(group.getDifficulty()).isEqualTo(Difficulty.EASY);
+        assertThat(group.getKept())
+                .isEqualTo(
+                        SubsamplePolicy.unitHash("alfworld/e1/0", 0)
+                                < SubsamplePolicy.PAPER_EASY_KEEP_PROBABILITY);
         assertThat(group.getRewardSpec().getMethod()).isEqualTo("embedding-cosine");
         assertThat(group.getRewardSpec().getEmbeddingModel()).isEqualTo(MiniLmEmbedder.MODEL_NAME);
         assertThat(group.getRewardSpec().getThreshold()).isEqualTo(0.8);

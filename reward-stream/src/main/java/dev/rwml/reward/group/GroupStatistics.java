@@ -1,7 +1,5 @@
 package dev.rwml.reward.group;
 
-import dev.rwml.events.Difficulty;
-
 /**
  * The reward statistics of one prediction group and each sample's advantage.
  *
@@ -9,10 +7,8 @@ import dev.rwml.events.Difficulty;
  * @param std population standard deviation of the rewards
  * @param passRate the share of samples with reward 1
  * @param advantages one per sample, in sample order
- * @param difficulty EASY when every sample passed, HARD when none did, else INFORMATIVE
  */
-public record GroupStatistics(
-        double mean, double std, double passRate, double[] advantages, Difficulty difficulty) {
+public record GroupStatistics(double mean, double std, double passRate, double[] advantages) {
 
     /** Computes the statistics of binary rewards. */
     public static GroupStatistics of(
@@ -39,11 +35,6 @@ public record GroupStatistics(
             final double centred = rewards[i] - mean;
             advantages[i] = mode == AdvantageMode.GRPO ? centred / (std + epsilon) : centred;
         }
-        final Difficulty difficulty =
-                passed == rewards.length
-                        ? Difficulty.EASY
-                        : passed == 0 ? Difficulty.HARD : Difficulty.INFORMATIVE;
-        return new GroupStatistics(
-                mean, std, (double) passed / rewards.length, advantages, difficulty);
+        return new GroupStatistics(mean, std, (double) passed / rewards.length, advantages);
     }
 }

@@ -3,7 +3,6 @@ package dev.rwml.reward.group;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.rwml.events.Difficulty;
 import org.junit.jupiter.api.Test;
 
 class GroupStatisticsTest {
@@ -17,7 +16,6 @@ class GroupStatisticsTest {
         assertThat(s.passRate()).isEqualTo(0.5);
         assertThat(s.advantages()[0]).isCloseTo(1.0, within(1e-5));
         assertThat(s.advantages()[1]).isCloseTo(-1.0, within(1e-5));
-        assertThat(s.difficulty()).isEqualTo(Difficulty.INFORMATIVE);
     }
 
     @Test
@@ -28,13 +26,11 @@ class GroupStatisticsTest {
     }
 
     @Test
-    void shouldLabelAllPassEasyAndNonePassHardWithZeroAdvantages() {
+    void shouldGiveAllPassAndNonePassGroupsZeroAdvantages() {
         final GroupStatistics easy =
                 GroupStatistics.of(new double[] {1, 1}, AdvantageMode.GRPO, 1e-6);
         final GroupStatistics hard =
                 GroupStatistics.of(new double[] {0, 0}, AdvantageMode.GRPO, 1e-6);
-        assertThat(easy.difficulty()).isEqualTo(Difficulty.EASY);
-        assertThat(hard.difficulty()).isEqualTo(Difficulty.HARD);
         assertThat(easy.advantages()).containsExactly(0.0, 0.0);
         assertThat(hard.passRate()).isZero();
     }
