@@ -228,7 +228,7 @@ public final class DemoRun {
                 ReportWriter.write(
                         new ReportWriter.Report(
                                 RUN,
-                                summary(pretraining, init, last),
+                                summary(pretraining, init, last, reward),
                                 last.versions(),
                                 last.passRates(),
                                 last.throughput(),
@@ -344,7 +344,8 @@ public final class DemoRun {
     private List<String> summary(
             final ProducerResult pretraining,
             final BaseModelInit.Result init,
-            final RunMonitor.Snapshot last) {
+            final RunMonitor.Snapshot last,
+            final RewardConfig reward) {
         final List<String> lines = new ArrayList<>();
         lines.add(
                 String.format(
@@ -370,6 +371,16 @@ public final class DemoRun {
                         last.versionsAfterBase(),
                         last.rewardedGroups(),
                         last.deadLetters()));
+        final long easy = last.passRates().values().stream().mapToLong(p -> p.easy()).sum();
+        lines.add(
+                String.format(
+                        Locale.ROOT,
+                        "Too-easy filter: %d of %d rewarded groups easy (%.1f%%; a sample above the"
+                                + " data-stage threshold), kept with probability %.2f",
+                        easy,
+                        last.rewardedGroups(),
+                        last.rewardedGroups() == 0 ? 0.0 : 100.0 * easy / last.rewardedGroups(),
+                        reward.subsample().easyKeepProbability()));
         final List<RunMonitor.ThroughputSample> t = last.throughput();
         if (!t.isEmpty()) {
             final RunMonitor.ThroughputSample end = t.get(t.size() - 1);

@@ -105,17 +105,18 @@ public final class ReportWriter {
         }
         Files.writeString(dir.resolve("versions.csv"), versions.toString());
         final StringBuilder pass =
-                new StringBuilder("behaviour_version,groups,kept,mean_pass_rate\n");
+                new StringBuilder("behaviour_version,groups,kept,easy,mean_pass_rate\n");
         r.passRates()
                 .forEach(
                         (version, p) ->
                                 pass.append(
                                         String.format(
                                                 Locale.ROOT,
-                                                "%d,%d,%d,%.4f%n",
+                                                "%d,%d,%d,%d,%.4f%n",
                                                 version,
                                                 p.groups(),
                                                 p.kept(),
+                                                p.easy(),
                                                 p.mean())));
         Files.writeString(dir.resolve("pass-rate.csv"), pass.toString());
         final StringBuilder tp =

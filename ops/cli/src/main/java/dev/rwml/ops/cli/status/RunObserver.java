@@ -1,5 +1,6 @@
 package dev.rwml.ops.cli.status;
 
+import dev.rwml.events.Difficulty;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.RewardedGroup;
 import dev.rwml.ops.cli.dlq.DeadLetterStore;
@@ -103,8 +104,9 @@ public final class RunObserver implements AutoCloseable {
      * @param groups rewarded groups
      * @param passRateSum their pass rates added up
      * @param kept groups kept for training
+     * @param easy groups the too-easy filter judged easy (kept or not)
      */
-    public record PassRate(long groups, double passRateSum, long kept) {
+    public record PassRate(long groups, double passRateSum, long kept, long easy) {
 
         /** The mean pass rate, 0 without groups. */
         public double mean() {
@@ -113,7 +115,10 @@ public final class RunObserver implements AutoCloseable {
 
         PassRate plus(final PassRate other) {
             return new PassRate(
-                    groups + other.groups, passRateSum + other.passRateSum, kept + other.kept);
+                    groups + other.groups,
+                    passRateSum + other.passRateSum,
+                    kept + other.kept,
+                    easy + other.easy);
         }
     }
 
@@ -383,7 +388,11 @@ public final class RunObserver implements AutoCloseable {
             final RewardedGroup g = rewardSerde.deserializer().deserialize(r.topic(), r.value());
             passRates.merge(
                     g.getModelVersion(),
-                    new PassRate(1, g.getStats().getPassRate(), g.getKept() ? 1 : 0),
+                    new PassRate(
+                            1,
+                            g.getStats().getPassRate(),
+                            g.getKept() ? 1 : 0,
+                            g.getDifficulty() == Difficulty.EASY ? 1 : 0),
                     PassRate::plus);
         } catch (RuntimeException e) {
             LOG.debug(

@@ -47,7 +47,10 @@ class DemoRunIT {
         }
         assertThat(Files.readAllLines(report.resolve("versions.csv"))).hasSizeGreaterThan(2);
         assertThat(Files.readString(report.resolve("index.html")))
-                .contains("heldout.png", "pass-rate.png", "kl.png", "throughput.png");
+                .contains("heldout.png", "pass-rate.png", "kl.png", "throughput.png")
+                .containsPattern("Too-easy filter: \\d+ of \\d+ rewarded groups easy");
+        assertThat(Files.readAllLines(report.resolve("pass-rate.csv")).get(0))
+                .isEqualTo("behaviour_version,groups,kept,easy,mean_pass_rate");
         assertThat(terminal.toString()).contains("version 0").contains("Report:");
 
         final Optional<ProcessHandle> registry = ProcessHandle.of(result.registryPid());
