@@ -6,6 +6,7 @@ import dev.rwml.runtime.settings.Durations;
 import dev.rwml.runtime.settings.Settings;
 import dev.rwml.runtime.settings.SettingsDefinition;
 import dev.rwml.runtime.settings.StageConfig;
+import dev.rwml.worldmodel.train.GrpoConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -32,8 +33,14 @@ import org.apache.kafka.common.config.ConfigDef.Type;
  * @param keepVersions versions whose chunks are kept (version 0 is always kept)
  * @param batchTimeout train a partial batch when no new group arrived for this long
  * @param learningRate optimizer step size
- * @param clipEpsilon GRPO ratio clip
- * @param klCoefficient weight of the KL penalty to version 0
+ * @param recipe the loss recipe the next four default to
+ * @param aggregation how per-token GRPO losses become one
+ * @param clipEpsilonLow ratio clipped at 1 - it for negative advantages
+ * @param clipEpsilonHigh ratio clipped at 1 + it for positive advantages
+ * @param klCoefficient weight of the KL penalty to version 0; 0 keeps no reference model
+ * @param freshOptimizer start with fresh AdamW moments unless resuming this objective's own version
+ *     (true), or always continue the checkpoint's moments (false)
+ * @param warmupSteps linear learning-rate warmup over the first optimiser steps
  * @param maxGradNorm global gradient-norm clip
  * @param chunkSizeBytes artifact bytes per chunk record
  * @param artifactDir where artifacts larger than {@code externalArtifactBytes} go; empty keeps
@@ -54,8 +61,13 @@ public record TrainerConfig(
         int keepVersions,
         Duration batchTimeout,
         double learningRate,
-        double clipEpsilon,
+        LossRecipe recipe,
+        GrpoConfig.Aggregation aggregation,
+        double clipEpsilonLow,
+        double clipEpsilonHigh,
         double klCoefficient,
+        boolean freshOptimizer,
+        int warmupSteps,
         double maxGradNorm,
         int chunkSizeBytes,
         Optional<Path> artifactDir,
@@ -141,19 +153,62 @@ public record TrainerConfig(
                         Importance.HIGH,
                         "AdamW learning rate.")
                 .define(
-                        "clip.epsilon",
+                        "recipe",
+                        Type.STRING,
+                        "grpo",
+                        (name, value) -> LossRecipe.parse((String) value),
+                        Importance.HIGH,
+                        "grpo, dr-grpo or dapo: the defaults of loss.aggregation, clip.epsilon.low,"
+                                + " clip.epsilon.high and kl.coefficient (the values shown are"
+                                + " grpo's; dr-grpo: sequence-sum, 0.2, 0.2, 0.001; dapo:"
+                                + " token-mean, 0.2, 0.28, 0). dr-grpo needs the reward stage's"
+                                + " advantage=dr-grpo, the others advantage=grpo.")
+                .define(
+                        "loss.aggregation",
+                        Type.STRING,
+                        "sequence-mean",
+                        (name, value) -> LossRecipe.parseAggregation((String) value),
+                        Importance.MEDIUM,
+                        "sequence-mean (GRPO), token-mean (DAPO) or sequence-sum (Dr. GRPO: token"
+                                + " sum over sequences x the sampling's max new tokens); default:"
+                                + " the recipe's.")
+                .define(
+                        "clip.epsilon.low",
                         Type.DOUBLE,
                         0.2,
                         Range.between(1e-6, 0.999),
                         Importance.MEDIUM,
-                        "GRPO ratio clip.")
+                        "Ratio clipped at 1 - it for negative advantages; default: the recipe's.")
+                .define(
+                        "clip.epsilon.high",
+                        Type.DOUBLE,
+                        0.2,
+                        Range.between(1e-6, 10),
+                        Importance.MEDIUM,
+                        "Ratio clipped at 1 + it for positive advantages; default: the recipe's.")
                 .define(
                         "kl.coefficient",
                         Type.DOUBLE,
                         0.001,
                         Range.atLeast(0),
                         Importance.MEDIUM,
-                        "Weight of the k3 KL to version 0.")
+                        "Weight of the k3 KL to version 0; 0 loads no reference model. Default:"
+                                + " the recipe's.")
+                .define(
+                        "optimizer.fresh",
+                        Type.BOOLEAN,
+                        true,
+                        Importance.MEDIUM,
+                        "Start with fresh AdamW moments (and warmup.steps of warmup) instead of"
+                                + " the starting checkpoint's, unless that checkpoint is a version"
+                                + " of this objective (a restart); false always continues them.")
+                .define(
+                        "warmup.steps",
+                        Type.INT,
+                        10,
+                        Range.atLeast(0),
+                        Importance.LOW,
+                        "Linear learning-rate warmup over the first optimizer steps.")
                 .define(
                         "max.grad.norm",
                         Type.DOUBLE,
@@ -201,6 +256,9 @@ public record TrainerConfig(
     /** The fields of validated settings. */
     public static TrainerConfig of(final Settings s) {
         final String dir = s.getString("artifact.dir");
+        // a recipe supplies the loss settings that were not given explicitly
+        final LossRecipe recipe = LossRecipe.parse(s.getString("recipe"));
+        final Map<String, String> given = s.given();
         return new TrainerConfig(
                 s,
                 Objective.parse(s.getString("objective")),
@@ -213,8 +271,21 @@ public record TrainerConfig(
                 s.getInt("keep.versions"),
                 s.getDuration("batch.timeout"),
                 s.getDouble("learning.rate"),
-                s.getDouble("clip.epsilon"),
-                s.getDouble("kl.coefficient"),
+                recipe,
+                given.containsKey("loss.aggregation")
+                        ? LossRecipe.parseAggregation(s.getString("loss.aggregation"))
+                        : recipe.aggregation(),
+                given.containsKey("clip.epsilon.low")
+                        ? s.getDouble("clip.epsilon.low")
+                        : recipe.clipLow(),
+                given.containsKey("clip.epsilon.high")
+                        ? s.getDouble("clip.epsilon.high")
+                        : recipe.clipHigh(),
+                given.containsKey("kl.coefficient")
+                        ? s.getDouble("kl.coefficient")
+                        : recipe.klCoefficient(),
+                s.getBoolean("optimizer.fresh"),
+                s.getInt("warmup.steps"),
                 s.getDouble("max.grad.norm"),
                 s.getInt("chunk.size.bytes"),
                 dir.isBlank() ? Optional.empty() : Optional.of(Path.of(dir)),
@@ -261,8 +332,13 @@ public record TrainerConfig(
         m.put("keep.versions", Integer.toString(keepVersions));
         m.put("batch.timeout", batchTimeout.toString());
         m.put("learning.rate", Double.toString(learningRate));
-        m.put("clip.epsilon", Double.toString(clipEpsilon));
+        m.put("recipe", recipe.wireName());
+        m.put("loss.aggregation", LossRecipe.aggregationName(aggregation));
+        m.put("clip.epsilon.low", Double.toString(clipEpsilonLow));
+        m.put("clip.epsilon.high", Double.toString(clipEpsilonHigh));
         m.put("kl.coefficient", Double.toString(klCoefficient));
+        m.put("optimizer.fresh", Boolean.toString(freshOptimizer));
+        m.put("warmup.steps", Integer.toString(warmupSteps));
         m.put("max.grad.norm", Double.toString(maxGradNorm));
         m.put("chunk.size.bytes", Integer.toString(chunkSizeBytes));
         return m;

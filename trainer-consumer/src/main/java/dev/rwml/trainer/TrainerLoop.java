@@ -586,7 +586,26 @@ public final class TrainerLoop implements AutoCloseable {
                 return;
             }
             final List<RewardedGroup> groups = new ArrayList<>(batch.size());
-            batch.forEach(p -> groups.add(p.group()));
+            for (final BatchAssembler.Pending p : batch) {
+                final Optional<String> unfit = policy.unfit(p.group());
+                if (unfit.isPresent()) {
+                    // the group's own fault, and it would fail again after a restart
+                    deadLetter(
+                            new BatchAssembler.Pending(
+                                    p.record(),
+                                    null,
+                                    new IllegalArgumentException(
+                                            "group "
+                                                    + p.group().getTransitionId()
+                                                    + " cannot be trained on: "
+                                                    + unfit.get())));
+                } else {
+                    groups.add(p.group());
+                }
+            }
+            if (groups.isEmpty()) {
+                return;
+            }
             final List<List<RewardedGroup>> miniBatches = split(groups, config.miniBatches());
             for (int pass = 0; pass < config.passes(); pass++) {
                 for (final List<RewardedGroup> mb : miniBatches) {

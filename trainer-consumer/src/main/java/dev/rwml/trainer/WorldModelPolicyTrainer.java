@@ -9,8 +9,8 @@ import dev.rwml.worldmodel.checkpoint.Checkpoint;
 import dev.rwml.worldmodel.model.ModelConfig;
 import dev.rwml.worldmodel.model.SequenceBatch;
 import dev.rwml.worldmodel.model.TransformerLM;
-import dev.rwml.worldmodel.tokenizer.SpecialTokens;
 import dev.rwml.worldmodel.tokenizer.WorldModelTokenizer;
+import dev.rwml.worldmodel.train.Advantages;
 import dev.rwml.worldmodel.train.GrpoConfig;
 import dev.rwml.worldmodel.train.GrpoSample;
 import dev.rwml.worldmodel.train.StepMetrics;
@@ -20,6 +20,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The shipped {@link PolicyTrainer}: the DJL transformer world model of a checkpoint, trained with
@@ -29,8 +32,17 @@ import java.util.Map;
  */
 public final class WorldModelPolicyTrainer implements PolicyTrainer {
 
+    /**
+     * Relative tolerance of the advantage-mode check: GRPO and Dr. GRPO differ by a factor 1 / std,
+     * at least 2 for binary rewards, and the reward stage's advantage.epsilon moves GRPO's a
+     * little.
+     */
+    private static final double ADVANTAGE_TOLERANCE = 0.25;
+
+    private static final Logger LOG = LoggerFactory.getLogger(WorldModelPolicyTrainer.class);
+
     private final Objective objective;
-    private final GrpoConfig grpo;
+    private final TrainerConfig config;
     private final NDManager manager;
     private final TransformerLM policy;
     private final TransformerLM reference;
@@ -40,17 +52,12 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
     private final String tokenizerJson;
 
     private WorldModelPolicyTrainer(
-            final TrainerConfig config, final Checkpoint base, final Checkpoint latest) {
+            final TrainerConfig config,
+            final Checkpoint base,
+            final Checkpoint latest,
+            final boolean latestIsOwnVersion) {
         this.objective = config.objective();
-        this.grpo =
-                new GrpoConfig(
-                        config.clipEpsilon(),
-                        config.clipEpsilon(),
-                        config.klCoefficient(),
-                        GrpoConfig.Aggregation.SEQUENCE_MEAN,
-                        true,
-                        Math.max(5.0, 2 + config.clipEpsilon()),
-                        1);
+        this.config = config;
         this.modelConfig = latest.config();
         this.tokenizerJson = latest.tokenizerJson();
         this.tokenizer = WorldModelTokenizer.fromJson(tokenizerJson);
@@ -72,14 +79,29 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
                                 0.999,
                                 1e-8,
                                 config.maxGradNorm(),
-                                0,
+                                config.warmupSteps(),
                                 0,
                                 TrainConfig.Schedule.CONSTANT,
                                 1.0),
                         tokenizer.padId());
         if (!latest.optimizerState().isEmpty()) {
-            trainer.optimizer().load(latest.optimizerState());
+            if (resumesOptimizer(config, latestIsOwnVersion)) {
+                trainer.optimizer().load(latest.optimizerState());
+            } else {
+                // Another objective's moments (the base model's SFT, beta2 0.95, hundreds of
+                // steps in, so no warmup) would steer the first updates; start from zero.
+                LOG.info(
+                        "Trainer: fresh optimizer moments with {} warmup steps; version {}'s"
+                                + " moments come from another objective (optimizer.fresh=true)",
+                        config.warmupSteps(),
+                        latest.version());
+            }
         }
+    }
+
+    /** Whether the starting checkpoint's AdamW moments are continued. */
+    static boolean resumesOptimizer(final TrainerConfig config, final boolean latestIsOwnVersion) {
+        return !config.freshOptimizer() || latestIsOwnVersion;
     }
 
     /** The factory the trainer app uses: checkpoints of the rwml-checkpoint-zip format. */
@@ -88,7 +110,11 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
                 new WorldModelPolicyTrainer(
                         config,
                         open(reference),
-                        latest == reference ? open(reference) : open(latest));
+                        latest == reference ? open(reference) : open(latest),
+                        latest.version() > 0
+                                && config.objective()
+                                        .wireName()
+                                        .contentEquals(latest.manifest().getObjective()));
     }
 
     private static Checkpoint open(final VerifiedArtifact artifact) {
@@ -108,17 +134,45 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
     }
 
     @Override
+    public Optional<String> unfit(final RewardedGroup group) {
+        if (objective != Objective.SFT) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable(fitted(group).reason());
+    }
+
+    @Override
     public StepStats step(final List<RewardedGroup> miniBatch) {
         final StepMetrics m =
                 objective == Objective.SFT
                         ? trainer.sftStep(sftPairs(miniBatch))
-                        : trainer.grpoStep(grpoSamples(miniBatch), grpo);
+                        : trainer.grpoStep(grpoSamples(miniBatch), grpoConfig(miniBatch));
         return new StepStats(m.loss(), m.kl(), m.clipFraction(), m.gradNorm(), m.tokens());
     }
 
-    private static List<GrpoSample> grpoSamples(final List<RewardedGroup> groups) {
+    /**
+     * The loss settings of one step; Dr. GRPO's constant divisor is the largest max-new-tokens the
+     * groups were sampled with.
+     */
+    GrpoConfig grpoConfig(final List<RewardedGroup> groups) {
+        int maxNewTokens = 1;
+        for (final RewardedGroup g : groups) {
+            maxNewTokens = Math.max(maxNewTokens, g.getSampling().getMaxNewTokens());
+        }
+        return new GrpoConfig(
+                config.clipEpsilonLow(),
+                config.clipEpsilonHigh(),
+                config.klCoefficient(),
+                config.aggregation(),
+                config.recipe().normaliseByStd(),
+                Math.max(5.0, 2 + config.clipEpsilonHigh()),
+                maxNewTokens);
+    }
+
+    private List<GrpoSample> grpoSamples(final List<RewardedGroup> groups) {
         final List<GrpoSample> samples = new ArrayList<>();
         for (final RewardedGroup g : groups) {
+            checkAdvantageMode(g, config.recipe());
             final int[] prompt = ints(g.getPromptTokenIds());
             for (final RewardedSample s : g.getSamples()) {
                 if (s.getTokenIds().isEmpty()) {
@@ -135,18 +189,62 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
         return samples;
     }
 
+    /**
+     * Stops the trainer when the reward stage computed advantages in another mode than the recipe
+     * assumes: a settings mismatch every group would repeat, not a fault of one group.
+     */
+    static void checkAdvantageMode(final RewardedGroup group, final LossRecipe recipe) {
+        final double[] rewards = new double[group.getSamples().size()];
+        for (int i = 0; i < rewards.length; i++) {
+            rewards[i] = group.getSamples().get(i).getReward();
+        }
+        final double[] expected = Advantages.of(rewards, recipe.normaliseByStd());
+        for (int i = 0; i < rewards.length; i++) {
+            final double recorded = group.getSamples().get(i).getAdvantage();
+            if (Math.abs(recorded - expected[i])
+                    > ADVANTAGE_TOLERANCE * (1 + Math.abs(expected[i]))) {
+                throw new IllegalStateException(
+                        "group "
+                                + group.getTransitionId()
+                                + " has advantage "
+                                + recorded
+                                + " where recipe="
+                                + recipe.wireName()
+                                + " expects "
+                                + expected[i]
+                                + (recipe.normaliseByStd()
+                                        ? " ((r - mean) / std)"
+                                        : " (r - mean, no std division)")
+                                + "; set the reward stage's advantage="
+                                + (recipe.normaliseByStd() ? "grpo" : "dr-grpo")
+                                + " or choose the trainer recipe that matches it");
+            }
+        }
+    }
+
+    private SftPairs.Fitted fitted(final RewardedGroup g) {
+        return SftPairs.fit(
+                tokenizer,
+                ints(g.getPromptTokenIds()),
+                g.getObservedNextState(),
+                modelConfig.maxContext());
+    }
+
     private List<SequenceBatch.Pair> sftPairs(final List<RewardedGroup> groups) {
         final List<SequenceBatch.Pair> pairs = new ArrayList<>(groups.size());
         for (final RewardedGroup g : groups) {
-            // The completion format the model samples: an empty reasoning block, then the state.
-            final String target =
-                    SpecialTokens.THINK_OPEN
-                            + SpecialTokens.THINK_CLOSE
-                            + SpecialTokens.NEXT_STATE_OPEN
-                            + g.getObservedNextState()
-                            + SpecialTokens.NEXT_STATE_CLOSE;
-            pairs.add(
-                    new SequenceBatch.Pair(ints(g.getPromptTokenIds()), tokenizer.encode(target)));
+            final SftPairs.Fitted f = fitted(g);
+            if (f.reason() != null) {
+                // the loop dead-letters such groups before the step (see unfit)
+                throw new IllegalArgumentException(f.reason());
+            }
+            if (f.truncatedTokens() > 0) {
+                LOG.debug(
+                        "Trainer: SFT target of {} cut by {} tokens to fit the context",
+                        g.getTransitionId(),
+                        f.truncatedTokens());
+            }
+            pairs.add(f.pair());
         }
         return pairs;
     }

@@ -21,7 +21,8 @@ class TrainerConfigTest {
         final TrainerConfig c = TrainerConfig.defaults("run-1");
         assertThat(c.stalenessBound()).isEqualTo(4);
         assertThat(c.objective()).isEqualTo(Objective.GRPO);
-        assertThat(c.clipEpsilon()).isEqualTo(0.2);
+        assertThat(c.clipEpsilonLow()).isEqualTo(0.2);
+        assertThat(c.clipEpsilonHigh()).isEqualTo(0.2);
         assertThat(c.klCoefficient()).isEqualTo(0.001);
     }
 

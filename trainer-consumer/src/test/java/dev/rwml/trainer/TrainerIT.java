@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.rwml.events.ModelVersion;
+import dev.rwml.events.NextStateKind;
 import dev.rwml.events.OffsetRange;
 import dev.rwml.events.RewardedGroup;
 import dev.rwml.ops.embedded.KafkaStack;
@@ -13,6 +14,7 @@ import dev.rwml.worldmodel.checkpoint.Checkpoint;
 import dev.rwml.worldmodel.tokenizer.WorldModelTokenizer;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -25,10 +27,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.BeforeAll;
@@ -456,6 +461,80 @@ class TrainerIT {
         assertThat(ledger.versions.get(0).getObjective()).isEqualTo("sft");
         assertThat(ledger.trained).hasSize(4);
         assertThat(ledger.versions.get(0).getMetrics().get("loss")).isPositive();
+    }
+
+    @Test
+    void shouldCutAnOverLongToolResultAndDeadLetterAGroupThatCannotFitInSftMode() throws Exception {
+        final String run = newRun();
+        final Ledger ledger = new Ledger();
+        final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        final RewardedGroup longResult =
+                RewardedGroup.newBuilder(Groups.group("tau/long/0", 0, 4, vocab))
+                        .setNextKind(NextStateKind.TOOL_RESULT)
+                        .setObservedNextState(SftPairsTest.LONG_TOOL_RESULT)
+                        .build();
+        final List<Integer> contextLong = new ArrayList<>();
+        for (int i = 0; i < 255; i++) {
+            contextLong.add(1 + i % (vocab - 1));
+        }
+        final RewardedGroup noRoom =
+                RewardedGroup.newBuilder(longResult)
+                        .setTransitionId("tau/full/0")
+                        .setPromptTokenIds(contextLong)
+                        .build();
+        final List<RewardedGroup> first = new ArrayList<>(List.of(longResult, noRoom));
+        first.addAll(groups("s", 3, 0));
+        try (KafkaProducer<String, byte[]> p =
+                        TrainerFixture.rewardsProducer(KAFKA.bootstrapServers());
+                TrainerLoop loop = loop(config(run, Map.of("objective", "sft")), meters, ledger)) {
+            TrainerFixture.send(KAFKA.schemaRegistryUrl(), run, p, first);
+            final CompletableFuture<Long> done = start(loop);
+            await().atMost(WAIT).until(() -> ledger.versions.size() == 1 || done.isDone());
+            TrainerFixture.send(KAFKA.schemaRegistryUrl(), run, p, groups("more", 4, 0));
+            await().atMost(WAIT).until(() -> ledger.versions.size() == 2 || done.isDone());
+            assertThat(done).as("the trainer keeps running").isNotDone();
+            loop.close();
+            done.get();
+        }
+        assertThat(ledger.trained).contains("tau/long/0", "more/3/0").doesNotContain("tau/full/0");
+        assertThat(meters.get("rwml.trainer.dead.letters").counter().count()).isEqualTo(1.0);
+        assertThat(deadLetterMessages(run))
+                .singleElement()
+                .asString()
+                .contains("tau/full/0")
+                .contains("does not fit the model's context of 256 tokens");
+    }
+
+    /**
+     * The committed dead letters of the run as text: their Avro strings (the error message among
+     * them) are UTF-8 in the record bytes.
+     */
+    private static List<String> deadLetterMessages(final String run) {
+        final String topic = TopicCatalog.defaults().run(run).deadLetters().name();
+        final Map<String, Object> props = new HashMap<>();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, "dlq-reader-" + run);
+        final List<String> out = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> c =
+                new KafkaConsumer<>(
+                        props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            c.subscribe(List.of(topic));
+            await().atMost(WAIT)
+                    .until(
+                            () -> {
+                                c.poll(Duration.ofMillis(200))
+                                        .forEach(
+                                                r ->
+                                                        out.add(
+                                                                new String(
+                                                                        r.value(),
+                                                                        StandardCharsets.UTF_8)));
+                                return !out.isEmpty();
+                            });
+        }
+        return out;
     }
 
     private static double count(final SimpleMeterRegistry meters, final String name) {
