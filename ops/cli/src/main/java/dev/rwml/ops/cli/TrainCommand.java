@@ -22,6 +22,14 @@ final class TrainCommand extends StageCommand {
             description = "The training objective (default: grpo, or the config's).")
     private String objective;
 
+    @Option(
+            names = "--recipe",
+            paramLabel = "grpo|dr-grpo|dapo",
+            description =
+                    "The loss recipe: the defaults of loss.aggregation, clip.epsilon.low/high and"
+                            + " kl.coefficient (default: grpo, or the config's).")
+    private String recipe;
+
     TrainCommand() {
         super(TrainerConfig.DEFINITION);
     }
@@ -31,7 +39,9 @@ final class TrainCommand extends StageCommand {
         final TrainerConfig config =
                 TrainerConfig.load(
                         settings.sources(
-                                cluster, StageSettings.flags("run", run, "objective", objective)));
+                                cluster,
+                                StageSettings.flags(
+                                        "run", run, "objective", objective, "recipe", recipe)));
         return () -> TrainerApp.run(config);
     }
 }

@@ -50,4 +50,22 @@ class RwmlTest {
     void shouldAcceptVerboseAfterTheSubcommand() {
         assertThat(run("up", "--verbose", "--help")).isZero();
     }
+
+    @Test
+    void shouldPassTheTrainRecipeFlagToTheTrainersSettings() {
+        // an unknown recipe is refused by the settings' validator, before any connection
+        assertThat(
+                        run(
+                                "train",
+                                "--run",
+                                "r",
+                                "--bootstrap-servers",
+                                "localhost:1",
+                                "--schema-registry-url",
+                                "http://localhost:1",
+                                "--recipe",
+                                "ppo"))
+                .isNotZero();
+        assertThat(err.toString()).contains("recipe must be grpo, dr-grpo or dapo, got 'ppo'");
+    }
 }
