@@ -156,13 +156,14 @@ final class BatchingPredictionProcessor
         final List<Pending> pending = new ArrayList<>(entries.size());
         try (ModelSlot.Lease lease = slot.acquire()) {
             final PredictionModel model = lease.model();
+            final int budget = config.promptBudget(model.maxContext());
             for (final KeyValue<Long, BufferedRecord> entry : entries) {
                 final Transition transition = decode(entry.value);
                 if (transition == null) {
                     continue;
                 }
-                final Prompt prompt = model.prompt(transition, config.maxPromptTokens());
-                final String tooLong = overLength(prompt);
+                final Prompt prompt = model.prompt(transition, budget);
+                final String tooLong = overLength(prompt, budget);
                 if (tooLong != null) {
                     deadLetter(
                             entry.value, "over-length", new RejectedTransitionException(tooLong));
@@ -183,14 +184,19 @@ final class BatchingPredictionProcessor
         buffered = 0;
     }
 
-    private String overLength(final Prompt prompt) {
+    private String overLength(final Prompt prompt, final int budget) {
         if (prompt.fits()
                 && (prompt.droppedTurns() == 0
                         || config.overLength() == OverLengthPolicy.TRUNCATE_HISTORY)) {
             return null;
         }
-        return "prompt is longer than prompt.max.tokens="
+        return "prompt is longer than its budget of "
+                + budget
+                + " tokens (prompt.max.tokens="
                 + config.maxPromptTokens()
+                + ", at most the model's context less sampling.max.new.tokens="
+                + config.maxNewTokens()
+                + ")"
                 + (prompt.fits()
                         ? " with its history and prompt.over.length=dead-letter"
                         : " even without history (" + prompt.tokenIds().length + " tokens)")

@@ -195,6 +195,17 @@ public final class PredictionApp implements RunningStage {
                 if (closed) {
                     return;
                 }
+                try (ModelSlot.Lease lease = slot.acquire()) {
+                    // Refuse a configuration the model cannot serve before consuming anything.
+                    final int context = lease.model().maxContext();
+                    LOG.info(
+                            "Run {}: prompts get at most {} of the model's {} context tokens,"
+                                    + " completions {}",
+                            config.run(),
+                            config.promptBudget(context),
+                            context,
+                            config.maxNewTokens());
+                }
                 try (Admin admin = config.connection().admin()) {
                     StartPositions.seekIfNew(
                             admin,

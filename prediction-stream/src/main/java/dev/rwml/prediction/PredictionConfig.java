@@ -51,6 +51,9 @@ public record PredictionConfig(
         Map<Integer, Long> stopAt)
         implements StageConfig {
 
+    /** The fewest prompt tokens a model's context must leave beside a whole completion. */
+    public static final int MIN_PROMPT_TOKENS = 8;
+
     /** Prefix of keys passed to Kafka Streams without it. */
     public static final String STREAMS_PREFIX = "streams.";
 
@@ -150,7 +153,9 @@ public record PredictionConfig(
                         512,
                         Range.between(8, 1_000_000),
                         Importance.MEDIUM,
-                        "Longest prompt in tokens.")
+                        "Longest prompt in tokens; the stage uses at most the model's context less"
+                                + " sampling.max.new.tokens, so one long prompt never shortens"
+                                + " the completions of its batch.")
                 .define(
                         "prompt.over.length",
                         Type.STRING,
@@ -238,6 +243,34 @@ public record PredictionConfig(
     /** The settings as given, the keys {@link #fromMap} reads. */
     public Map<String, String> toMap() {
         return settings.given();
+    }
+
+    /**
+     * The prompt budget under a model of {@code maxContext} tokens: {@code prompt.max.tokens}, but
+     * at most what leaves every completion its {@code sampling.max.new.tokens}. The generator
+     * shortens a whole batch's completions to fit its longest prompt, so a prompt taking the whole
+     * context would cut every completion of its batch to a few tokens, which then never close their
+     * {@code </next_state>}.
+     *
+     * @throws ConfigException when the context cannot hold a whole completion and {@link
+     *     #MIN_PROMPT_TOKENS} prompt tokens
+     */
+    public int promptBudget(final int maxContext) {
+        final int budget = Math.min(maxPromptTokens, maxContext - maxNewTokens);
+        if (budget < MIN_PROMPT_TOKENS) {
+            throw new ConfigException(
+                    "sampling.max.new.tokens="
+                            + maxNewTokens
+                            + " leaves "
+                            + Math.max(0, maxContext - maxNewTokens)
+                            + " of the model's "
+                            + maxContext
+                            + " context tokens for the prompt, fewer than the "
+                            + MIN_PROMPT_TOKENS
+                            + " needed; set sampling.max.new.tokens to at most "
+                            + (maxContext - MIN_PROMPT_TOKENS));
+        }
+        return budget;
     }
 
     /**

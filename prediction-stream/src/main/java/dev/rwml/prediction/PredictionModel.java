@@ -14,6 +14,9 @@ public interface PredictionModel extends AutoCloseable {
     /** The version number this model was published as. */
     long version();
 
+    /** The longest sequence (prompt and completion together) the model takes, in tokens. */
+    int maxContext();
+
     /**
      * The prompt of a transition within {@code maxTokens}: task, history, observation and action,
      * never the next observation; the oldest history turns are dropped to fit.

@@ -43,6 +43,11 @@ public final class WorldModelPredictor implements PredictionModel {
     }
 
     @Override
+    public int maxContext() {
+        return model.config().maxContext();
+    }
+
+    @Override
     public Prompt prompt(final Transition transition, final int maxTokens) {
         // Keep one token of the context for generation: a prompt filling it could not be answered.
         final int budget = Math.min(maxTokens, model.config().maxContext() - 1);

@@ -27,6 +27,11 @@ class ModelSlotTest {
         }
 
         @Override
+        public int maxContext() {
+            return 512;
+        }
+
+        @Override
         public Prompt prompt(final Transition transition, final int maxTokens) {
             throw new UnsupportedOperationException("not used by the slot");
         }

@@ -332,6 +332,11 @@ class PredictionAppIT {
                     }
 
                     @Override
+                    public int maxContext() {
+                        return model.maxContext();
+                    }
+
+                    @Override
                     public Prompt prompt(final Transition transition, final int maxTokens) {
                         return model.prompt(transition, maxTokens);
                     }

@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,6 +32,29 @@ class PredictionConfigTest {
         assertThat(config.overLength()).isEqualTo(OverLengthPolicy.TRUNCATE_HISTORY);
         assertThat(config.envNames()).isEmpty();
         assertThat(config.splits()).isEmpty();
+    }
+
+    @Test
+    void shouldKeepThePromptBudgetClearOfAWholeCompletion() {
+        final PredictionConfig config =
+                PredictionConfig.defaults("r1", "localhost:9092", "mock://x")
+                        .with(Map.of("prompt.max.tokens", "512", "sampling.max.new.tokens", "64"));
+
+        assertThat(config.promptBudget(512)).isEqualTo(448);
+        assertThat(config.promptBudget(4096)).isEqualTo(512);
+    }
+
+    @Test
+    void shouldRefuseAContextThatCannotHoldAWholeCompletionAndAPrompt() {
+        final PredictionConfig config =
+                PredictionConfig.defaults("r1", "localhost:9092", "mock://x")
+                        .with(Map.of("sampling.max.new.tokens", "250"));
+
+        assertThatThrownBy(() -> config.promptBudget(256))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("sampling.max.new.tokens=250 leaves 6 of the model's 256")
+                .hasMessageContaining("at most 248");
+        assertThat(config.promptBudget(258)).isEqualTo(8);
     }
 
     @Test

@@ -305,6 +305,30 @@ class PredictionTopologyTest {
     }
 
     @Test
+    void shouldLeaveEveryCompletionItsNewTokensWhenPromptMaxTokensIsTheWholeContext() {
+        start(config(Map.of()));
+        final Transition full = TinyWorldModels.transition("e1", 5, "a", 2);
+        final int limit = promptLength(TinyWorldModels.transition("e1", 5, "a", 1));
+        assertThat(promptLength(full)).isGreaterThan(limit);
+        close();
+
+        // The tiny model's context is 512: a whole completion leaves exactly `limit` for the
+        // prompt.
+        start(
+                config(
+                        Map.of(
+                                "prompt.max.tokens",
+                                "512",
+                                "sampling.max.new.tokens",
+                                Integer.toString(512 - limit))));
+        pipe(full);
+
+        final PredictionGroup group = predictions.readValue();
+        assertThat(group.getPromptTokenIds()).hasSizeLessThanOrEqualTo(limit);
+        assertThat(meters.get("rwml.prediction.history.truncated").counter().count()).isEqualTo(1);
+    }
+
+    @Test
     void shouldDeadLetterAnOverLongPromptWhenThePolicySaysSo() {
         start(config(Map.of()));
         final Transition full = TinyWorldModels.transition("e1", 5, "a", 2);
@@ -396,6 +420,11 @@ class PredictionTopologyTest {
         @Override
         public long version() {
             return delegate.version();
+        }
+
+        @Override
+        public int maxContext() {
+            return delegate.maxContext();
         }
 
         @Override
