@@ -92,7 +92,8 @@ public final class StatusCollector implements AutoCloseable {
                             groupsPerSecond,
                             finite(v.getMetrics()),
                             rewarded,
-                            rewarded == 0 ? null : generated.mean()));
+                            rewarded == 0 ? null : generated.mean(),
+                            rewarded == 0 ? 0 : generated.easy()));
         }
         return infos;
     }

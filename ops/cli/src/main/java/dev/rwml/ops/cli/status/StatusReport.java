@@ -87,6 +87,7 @@ public final class StatusReport {
                             "GROUPS/S",
                             "TRAIN PASS",
                             "GEN PASS",
+                            "EASY",
                             "LOSS",
                             "KL"));
             final List<VersionInfo> all = status.versions();
@@ -108,6 +109,7 @@ public final class StatusReport {
                                                 "%.3f (%d)",
                                                 v.generatedPassRate(),
                                                 v.rewardedGroups()),
+                                v.rewardedGroups() == 0 ? "-" : Long.toString(v.easyGroups()),
                                 number(v.metrics().get("loss"), "%.4f"),
                                 number(v.metrics().get("kl"), "%.4f")));
             }

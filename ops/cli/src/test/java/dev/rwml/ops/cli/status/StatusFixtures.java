@@ -38,7 +38,17 @@ final class StatusFixtures {
                                 true)),
                 List.of(
                         new VersionInfo(
-                                0, null, T0, "init", 300, 0, null, Map.of("loss", 2.5), 10, 0.25),
+                                0,
+                                null,
+                                T0,
+                                "init",
+                                300,
+                                0,
+                                null,
+                                Map.of("loss", 2.5),
+                                10,
+                                0.25,
+                                2),
                         new VersionInfo(
                                 1,
                                 0L,
@@ -49,7 +59,8 @@ final class StatusFixtures {
                                 2.0,
                                 Map.of("passRate", 0.375, "loss", 0.0123, "kl", 0.0004),
                                 0,
-                                null)),
+                                null,
+                                0)),
                 List.of(
                         new TopicRate("rwml.transitions", true, 500, 500, 12.5),
                         new TopicRate("rwml.exp1.models", false, 0, 0, null)),
