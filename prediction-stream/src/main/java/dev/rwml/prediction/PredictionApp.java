@@ -1,5 +1,7 @@
 package dev.rwml.prediction;
 
+import dev.rwml.events.ModelVersion;
+import dev.rwml.events.OffsetRange;
 import dev.rwml.runtime.StageName;
 import dev.rwml.runtime.lifecycle.RunningStage;
 import dev.rwml.runtime.lifecycle.StageFailedException;
@@ -11,6 +13,7 @@ import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.worldmodel.DjlRuntime;
 import dev.rwml.worldmodel.channel.ModelChannel;
+import dev.rwml.worldmodel.channel.ModelChannelReader;
 import dev.rwml.worldmodel.channel.ModelFollower;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
@@ -18,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -212,6 +216,7 @@ public final class PredictionApp implements RunningStage {
                             config.applicationId(),
                             TopicCatalog.TRANSITIONS,
                             config.startFrom(),
+                            this::baseLineage,
                             ADMIN_TIMEOUT);
                 }
                 LOG.info(
@@ -230,6 +235,28 @@ public final class PredictionApp implements RunningStage {
             termination.completeExceptionally(
                     new StageFailedException(
                             "the prediction stage could not start: " + e.getMessage(), e));
+        }
+    }
+
+    /** Version 0's lineage, from its manifest on the run's models topic. */
+    private List<OffsetRange> baseLineage() {
+        try (ModelChannelReader reader =
+                new ModelChannelReader(channel, Optional.empty(), ADMIN_TIMEOUT)) {
+            final ModelVersion base =
+                    reader.manifest(0)
+                            .orElseThrow(
+                                    () ->
+                                            new IllegalStateException(
+                                                    "start.from=after-base needs version 0's"
+                                                            + " manifest on "
+                                                            + channel.modelsTopic()
+                                                            + ", which has none; set start.from to"
+                                                            + " earliest, latest or a time"));
+            LOG.info(
+                    "Run {}: version 0 was trained on {}; a new group starts after it",
+                    config.run(),
+                    base.getLineage());
+            return base.getLineage();
         }
     }
 

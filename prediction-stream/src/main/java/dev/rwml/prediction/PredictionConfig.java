@@ -73,11 +73,12 @@ public record PredictionConfig(
                 .define(
                         "start.from",
                         Type.STRING,
-                        "earliest",
+                        "after-base",
                         (name, value) -> StartPosition.parse(value.toString()),
                         Importance.HIGH,
-                        "earliest, latest, an ISO-8601 instant or epoch millis (a new consumer"
-                                + " group only; an existing one resumes).")
+                        "after-base (per partition, the end of what version 0 was trained on),"
+                                + " earliest, latest, an ISO-8601 instant or epoch millis (a new"
+                                + " consumer group only; an existing one resumes).")
                 .define(
                         "stop.at",
                         Type.STRING,

@@ -5,8 +5,8 @@ import java.time.format.DateTimeParseException;
 import java.util.Locale;
 
 /**
- * Where a new run starts reading the transitions log: its beginning, its end, or the first record
- * at or after a point in time.
+ * Where a new run starts reading the transitions log: after what version 0 was trained on (the
+ * default), its beginning, its end, or the first record at or after a point in time.
  *
  * <p>The position applies only when the run's consumer group has no committed offsets yet; a
  * restarted run always continues from its committed offsets, which is what keeps its output exactly
@@ -17,12 +17,20 @@ import java.util.Locale;
  */
 public record StartPosition(Kind kind, Instant timestamp) {
 
-    /** The three ways to start. */
+    /** The four ways to start. */
     public enum Kind {
+        /**
+         * Per partition, the end of version 0's lineage: the base model is not trained again on its
+         * own pretraining slice; a partition outside the lineage starts at its beginning.
+         */
+        AFTER_BASE,
         EARLIEST,
         LATEST,
         TIMESTAMP
     }
+
+    /** Starts after the records version 0 was trained on. */
+    public static final StartPosition AFTER_BASE = new StartPosition(Kind.AFTER_BASE, null);
 
     /** Starts at the beginning of the log. */
     public static final StartPosition EARLIEST = new StartPosition(Kind.EARLIEST, null);
@@ -50,12 +58,14 @@ public record StartPosition(Kind kind, Instant timestamp) {
     }
 
     /**
-     * Parses {@code earliest}, {@code latest}, an ISO-8601 instant ({@code 2026-11-30T10:00:00Z})
-     * or epoch milliseconds.
+     * Parses {@code after-base}, {@code earliest}, {@code latest}, an ISO-8601 instant ({@code
+     * 2026-11-30T10:00:00Z}) or epoch milliseconds.
      */
     public static StartPosition parse(final String text) {
         final String value = text == null ? "" : text.trim();
         switch (value.toLowerCase(Locale.ROOT)) {
+            case "after-base":
+                return AFTER_BASE;
             case "earliest":
                 return EARLIEST;
             case "latest":
@@ -72,7 +82,7 @@ public record StartPosition(Kind kind, Instant timestamp) {
             throw new IllegalArgumentException(
                     "start position '"
                             + value
-                            + "' is not earliest, latest, an ISO-8601 instant such as"
+                            + "' is not after-base, earliest, latest, an ISO-8601 instant such as"
                             + " 2026-11-30T10:00:00Z, or epoch milliseconds",
                     e);
         }
@@ -80,6 +90,8 @@ public record StartPosition(Kind kind, Instant timestamp) {
 
     @Override
     public String toString() {
-        return kind == Kind.TIMESTAMP ? timestamp.toString() : kind.name().toLowerCase(Locale.ROOT);
+        return kind == Kind.TIMESTAMP
+                ? timestamp.toString()
+                : kind.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 }

@@ -1,12 +1,15 @@
 package dev.rwml.prediction;
 
+import dev.rwml.events.OffsetRange;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -18,11 +21,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Applies a {@link StartPosition.Kind#TIMESTAMP} or {@link StartPosition.Kind#LATEST} start before
- * the streams start: when the run's group has no committed offset on the transitions topic yet, it
- * commits, for each partition, the offset of the first record at or after the time, or the end
- * offset for {@code latest} (and for a time after every record). A group that already committed
- * keeps its offsets, so a restart never re-reads or skips.
+ * Applies a {@link StartPosition.Kind#AFTER_BASE}, {@link StartPosition.Kind#TIMESTAMP} or {@link
+ * StartPosition.Kind#LATEST} start before the streams start: when the run's group has no committed
+ * offset on the transitions topic yet, it commits, for each partition, the end of version 0's
+ * lineage there (the beginning of a partition outside it), the offset of the first record at or
+ * after the time, or the end offset for {@code latest} (and for a time after every record); never
+ * past the end or before the beginning of the partition. A group that already committed keeps its
+ * offsets, so a restart never re-reads or skips.
  *
  * <p>Seeking the offsets rather than filtering by eventTime means records before the time are not
  * even fetched, and the start is exact whatever the event times say. Committing {@code latest}
@@ -37,12 +42,31 @@ final class StartPositions {
 
     private StartPositions() {}
 
-    /** Commits the start offsets for {@code groupId} if it has none; returns what it committed. */
+    /**
+     * Per partition of {@code topic}, the end of what {@code lineage} covers: the largest {@code
+     * untilOffset} of its ranges there.
+     */
+    static Map<Integer, Long> lineageEnds(final List<OffsetRange> lineage, final String topic) {
+        final Map<Integer, Long> ends = new TreeMap<>();
+        for (final OffsetRange r : lineage) {
+            if (r.getTopic().equals(topic)) {
+                ends.merge(r.getPartition(), r.getUntilOffset(), Math::max);
+            }
+        }
+        return ends;
+    }
+
+    /**
+     * Commits the start offsets for {@code groupId} if it has none; returns what it committed.
+     *
+     * @param baseLineage version 0's lineage, read only for {@code after-base} and a new group
+     */
     static Map<TopicPartition, Long> seekIfNew(
             final Admin admin,
             final String groupId,
             final String topic,
             final StartPosition position,
+            final Supplier<List<OffsetRange>> baseLineage,
             final Duration timeout) {
         if (position.kind() == StartPosition.Kind.EARLIEST) {
             return Map.of();
@@ -71,15 +95,15 @@ final class StartPositions {
                             .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
                             .get(topic)
                             .partitions();
+            final Map<Integer, Long> baseEnds =
+                    position.kind() == StartPosition.Kind.AFTER_BASE
+                            ? lineageEnds(baseLineage.get(), topic)
+                            : Map.of();
             final Map<TopicPartition, OffsetSpec> atTime = new HashMap<>();
             final Map<TopicPartition, OffsetSpec> atEnd = new HashMap<>();
             for (final TopicPartitionInfo p : partitions) {
                 final TopicPartition tp = new TopicPartition(topic, p.partition());
-                atTime.put(
-                        tp,
-                        position.kind() == StartPosition.Kind.LATEST
-                                ? OffsetSpec.latest()
-                                : OffsetSpec.forTimestamp(position.timestamp().toEpochMilli()));
+                atTime.put(tp, spec(position));
                 atEnd.put(tp, OffsetSpec.latest());
             }
             final Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> found =
@@ -90,8 +114,19 @@ final class StartPositions {
             final Map<TopicPartition, Long> result = new HashMap<>();
             for (final TopicPartition tp : atTime.keySet()) {
                 final long offset = found.get(tp).offset();
-                // -1: no record at or after the time yet, so start after everything present.
-                final long chosen = offset >= 0 ? offset : ends.get(tp).offset();
+                final long end = ends.get(tp).offset();
+                final long chosen;
+                if (position.kind() == StartPosition.Kind.AFTER_BASE) {
+                    // found is the partition's beginning here; retention may have passed the
+                    // lineage's end, and the end can never lie beyond the log's.
+                    chosen =
+                            Math.min(
+                                    end,
+                                    Math.max(offset, baseEnds.getOrDefault(tp.partition(), 0L)));
+                } else {
+                    // -1: no record at or after the time yet, so start after everything present.
+                    chosen = offset >= 0 ? offset : end;
+                }
                 start.put(tp, new OffsetAndMetadata(chosen));
                 result.put(tp, chosen);
             }
@@ -127,6 +162,17 @@ final class StartPositions {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while setting start offsets", e);
+        }
+    }
+
+    private static OffsetSpec spec(final StartPosition position) {
+        switch (position.kind()) {
+            case LATEST:
+                return OffsetSpec.latest();
+            case TIMESTAMP:
+                return OffsetSpec.forTimestamp(position.timestamp().toEpochMilli());
+            default:
+                return OffsetSpec.earliest();
         }
     }
 }

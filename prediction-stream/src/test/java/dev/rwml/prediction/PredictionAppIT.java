@@ -7,6 +7,7 @@ import dev.rwml.events.ArtifactRef;
 import dev.rwml.events.DeadLetter;
 import dev.rwml.events.ModelChunk;
 import dev.rwml.events.ModelVersion;
+import dev.rwml.events.OffsetRange;
 import dev.rwml.events.PredictionGroup;
 import dev.rwml.events.TrainingCounters;
 import dev.rwml.events.Transition;
@@ -478,6 +479,53 @@ class PredictionAppIT {
         }
     }
 
+    @Test
+    void shouldStartANewGroupAfterTheBaseLineageAndLeaveAnExistingOneAlone() throws Exception {
+        produceTransitions("base-slice", 0, 3);
+        final String group = "rwml-" + run + "-prediction";
+        try (Admin admin = KAFKA.admin()) {
+            final Map<TopicPartition, Long> ends = KAFKA.endOffsets(TopicCatalog.TRANSITIONS);
+            final TopicPartition first = new TopicPartition(TopicCatalog.TRANSITIONS, 0);
+            final TopicPartition second = new TopicPartition(TopicCatalog.TRANSITIONS, 1);
+            final long trainedUntil = Math.max(0, ends.get(first) - 1);
+            // Partition 0 up to its last record, partition 1 beyond its end; the rest untouched.
+            final List<OffsetRange> lineage =
+                    List.of(
+                            new OffsetRange(TopicCatalog.TRANSITIONS, 0, 0L, trainedUntil),
+                            new OffsetRange(
+                                    TopicCatalog.TRANSITIONS, 1, 0L, ends.get(second) + 100));
+
+            final Map<TopicPartition, Long> started =
+                    StartPositions.seekIfNew(
+                            admin,
+                            group,
+                            TopicCatalog.TRANSITIONS,
+                            StartPosition.AFTER_BASE,
+                            () -> lineage,
+                            Duration.ofSeconds(30));
+            final Map<TopicPartition, Long> restarted =
+                    StartPositions.seekIfNew(
+                            admin,
+                            group,
+                            TopicCatalog.TRANSITIONS,
+                            StartPosition.AFTER_BASE,
+                            () -> {
+                                throw new AssertionError("an existing group needs no lineage");
+                            },
+                            Duration.ofSeconds(30));
+
+            assertThat(started.get(first)).isEqualTo(trainedUntil);
+            assertThat(started.get(second)).as("never past the end").isEqualTo(ends.get(second));
+            started.forEach(
+                    (tp, offset) -> {
+                        if (tp.partition() > 1) {
+                            assertThat(offset).as("outside the lineage: %s", tp).isZero();
+                        }
+                    });
+            assertThat(restarted).isEmpty();
+        }
+    }
+
     private static Map<TopicPartition, Long> seekLatestIfNew(final Admin admin, final String group)
             throws Exception {
         return StartPositions.seekIfNew(
@@ -485,6 +533,7 @@ class PredictionAppIT {
                 group,
                 TopicCatalog.TRANSITIONS,
                 StartPosition.LATEST,
+                List::of,
                 Duration.ofSeconds(30));
     }
 }

@@ -3,11 +3,13 @@ package dev.rwml.prediction;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.rwml.events.OffsetRange;
 import dev.rwml.runtime.settings.SettingsDefinition;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -25,7 +27,7 @@ class PredictionConfigTest {
                 PredictionConfig.defaults("r1", "localhost:9092", "mock://x");
 
         assertThat(config.applicationId()).isEqualTo("rwml-r1-prediction");
-        assertThat(config.startFrom()).isEqualTo(StartPosition.EARLIEST);
+        assertThat(config.startFrom()).isEqualTo(StartPosition.AFTER_BASE);
         assertThat(config.groupSize()).isEqualTo(8);
         assertThat(config.batchSize()).isEqualTo(8);
         assertThat(config.batchMaxWait()).isEqualTo(Duration.ofMillis(200));
@@ -144,9 +146,25 @@ class PredictionConfigTest {
     @Test
     void shouldParseStartPositionsAndExplainBadOnes() {
         assertThat(StartPosition.parse("LATEST")).isEqualTo(StartPosition.LATEST);
+        assertThat(StartPosition.parse("after-base")).isEqualTo(StartPosition.AFTER_BASE);
+        assertThat(StartPosition.AFTER_BASE.toString()).isEqualTo("after-base");
         assertThat(StartPosition.parse("1700000000000").timestamp())
                 .isEqualTo(Instant.ofEpochMilli(1_700_000_000_000L));
         assertThatThrownBy(() -> StartPosition.parse("yesterday"))
-                .hasMessageContaining("earliest, latest, an ISO-8601 instant");
+                .hasMessageContaining("after-base, earliest, latest, an ISO-8601 instant");
+    }
+
+    @Test
+    void shouldStartAfterTheEndOfTheBaseLineageOfEachPartition() {
+        final List<OffsetRange> lineage =
+                List.of(
+                        new OffsetRange("rwml.transitions", 0, 0L, 120L),
+                        new OffsetRange("rwml.transitions", 0, 120L, 150L),
+                        new OffsetRange("rwml.transitions", 1, 10L, 98L),
+                        new OffsetRange("rwml.other", 2, 0L, 500L));
+
+        assertThat(StartPositions.lineageEnds(lineage, "rwml.transitions"))
+                .isEqualTo(Map.of(0, 150L, 1, 98L));
+        assertThat(StartPositions.lineageEnds(List.of(), "rwml.transitions")).isEmpty();
     }
 }
