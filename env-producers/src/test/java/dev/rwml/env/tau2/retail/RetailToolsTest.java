@@ -123,6 +123,10 @@ class RetailToolsTest {
                                 List.of(new Payment("payment", 30.0, CARD))));
     }
 
+    private static final Object[] DENVER = {
+        "city", "Denver", "state", "CO", "country", "USA", "zip", "80201"
+    };
+
     private String call(final String name, final Object... args) {
         try {
             return tools.call(ToolCall.of(name, args));
@@ -216,20 +220,8 @@ class RetailToolsTest {
 
     @Test
     void shouldModifyAddressOnlyOfPendingOrders() {
-        final Object[] address = {
-            "address1",
-            "9 Elm Street",
-            "address2",
-            "",
-            "city",
-            "Denver",
-            "state",
-            "CO",
-            "country",
-            "USA",
-            "zip",
-            "80201"
-        };
+        final Object[] address =
+                concat(new Object[] {"address1", "9 Elm Street", "address2", ""}, DENVER);
         final Object[] pending = concat(new Object[] {"order_id", "#W0000001"}, address);
         call("modify_pending_order_address", pending);
         assertThat(db.orders().get("#W0000001").address().city()).isEqualTo("Denver");
@@ -244,18 +236,9 @@ class RetailToolsTest {
     void shouldModifyUserAddress() {
         call(
                 "modify_user_address",
-                "user_id",
-                "sara_doe_496",
-                "address1",
-                "9 Elm Street",
-                "city",
-                "Denver",
-                "state",
-                "CO",
-                "country",
-                "USA",
-                "zip",
-                "80201");
+                concat(
+                        new Object[] {"user_id", "sara_doe_496", "address1", "9 Elm Street"},
+                        DENVER));
         assertThat(db.users().get("sara_doe_496").address().zip()).isEqualTo("80201");
     }
 
