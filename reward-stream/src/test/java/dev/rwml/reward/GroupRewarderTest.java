@@ -41,6 +41,15 @@ class GroupRewarderTest {
 
     private final RewardMetrics metrics = new RewardMetrics(new SimpleMeterRegistry(), "r1");
 
+    private RewardedGroup rewardEasyGroup(final double easyKeepRate) {
+        return rewarder(
+                        new SubsamplePolicy(
+                                easyKeepRate, true, 0, SubsamplePolicy.PAPER_EASY_THRESHOLDS, 1))
+                .reward(
+                        Fixtures.group("retail/e1/0", OTHER_ORDER),
+                        toolResult("retail/e1/0", ORDER));
+    }
+
     private GroupRewarder rewarder(final SubsamplePolicy subsample) {
         return new GroupRewarder(
                 "r1",
@@ -81,20 +90,8 @@ class GroupRewarderTest {
 
     @Test
     void shouldEmitDroppedEasyGroupsWithTheirReason() {
-        final RewardedGroup dropped =
-                rewarder(
-                                new SubsamplePolicy(
-                                        0.0, true, 0, SubsamplePolicy.PAPER_EASY_THRESHOLDS, 1))
-                        .reward(
-                                Fixtures.group("retail/e1/0", OTHER_ORDER),
-                                toolResult("retail/e1/0", ORDER));
-        final RewardedGroup kept =
-                rewarder(
-                                new SubsamplePolicy(
-                                        1.0, true, 0, SubsamplePolicy.PAPER_EASY_THRESHOLDS, 1))
-                        .reward(
-                                Fixtures.group("retail/e1/0", OTHER_ORDER),
-                                toolResult("retail/e1/0", ORDER));
+        final RewardedGroup dropped = rewardEasyGroup(0.0);
+        final RewardedGroup kept = rewardEasyGroup(1.0);
 
         assertThat(dropped.getKept()).isFalse();
         assertThat(dropped.getKeepReason()).isEqualTo("easy-dropped");
