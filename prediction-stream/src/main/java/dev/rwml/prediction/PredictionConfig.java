@@ -2,7 +2,6 @@ package dev.rwml.prediction;
 
 import dev.rwml.runtime.StageName;
 import dev.rwml.runtime.lifecycle.StreamsLifecycle;
-import dev.rwml.runtime.settings.Connection;
 import dev.rwml.runtime.settings.Durations;
 import dev.rwml.runtime.settings.Settings;
 import dev.rwml.runtime.settings.SettingsDefinition;
@@ -224,11 +223,7 @@ public record PredictionConfig(
     /** The defaults for a run on a cluster. */
     public static PredictionConfig defaults(
             final String run, final String bootstrapServers, final String schemaRegistryUrl) {
-        return fromMap(
-                Map.of(
-                        SettingsDefinition.RUN, run,
-                        Connection.BOOTSTRAP_SERVERS, bootstrapServers,
-                        Connection.SCHEMA_REGISTRY_URL, schemaRegistryUrl));
+        return of(DEFINITION.defaults(run, bootstrapServers, schemaRegistryUrl));
     }
 
     /** Settings given as keys, defaults for the missing ones. */

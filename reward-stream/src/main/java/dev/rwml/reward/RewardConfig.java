@@ -5,7 +5,6 @@ import dev.rwml.reward.group.SubsamplePolicy;
 import dev.rwml.reward.score.RewardSpecTable;
 import dev.rwml.runtime.StageName;
 import dev.rwml.runtime.lifecycle.StreamsLifecycle;
-import dev.rwml.runtime.settings.Connection;
 import dev.rwml.runtime.settings.Durations;
 import dev.rwml.runtime.settings.Settings;
 import dev.rwml.runtime.settings.SettingsDefinition;
@@ -265,11 +264,7 @@ public record RewardConfig(
     /** The defaults of a run: the paper's reward specs and subsampling, MiniLM, a 30 min window. */
     public static RewardConfig defaults(
             final String run, final String bootstrapServers, final String schemaRegistryUrl) {
-        return fromMap(
-                Map.of(
-                        SettingsDefinition.RUN, run,
-                        Connection.BOOTSTRAP_SERVERS, bootstrapServers,
-                        Connection.SCHEMA_REGISTRY_URL, schemaRegistryUrl));
+        return of(DEFINITION.defaults(run, bootstrapServers, schemaRegistryUrl));
     }
 
     /** A copy with other settings layered on top, validated again. */

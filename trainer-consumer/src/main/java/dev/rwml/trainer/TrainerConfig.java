@@ -1,7 +1,6 @@
 package dev.rwml.trainer;
 
 import dev.rwml.runtime.StageName;
-import dev.rwml.runtime.settings.Connection;
 import dev.rwml.runtime.settings.Durations;
 import dev.rwml.runtime.settings.Settings;
 import dev.rwml.runtime.settings.SettingsDefinition;
@@ -301,12 +300,7 @@ public record TrainerConfig(
 
     /** The defaults for {@code run} against a local cluster. */
     public static TrainerConfig defaults(final String run) {
-        return of(
-                DEFINITION.parse(
-                        Map.of(
-                                SettingsDefinition.RUN, run,
-                                Connection.BOOTSTRAP_SERVERS, "localhost:9092",
-                                Connection.SCHEMA_REGISTRY_URL, "http://localhost:8081")));
+        return of(DEFINITION.defaults(run, "localhost:9092", "http://localhost:8081"));
     }
 
     /** A copy with other settings layered on top, validated again; unknown keys are an error. */

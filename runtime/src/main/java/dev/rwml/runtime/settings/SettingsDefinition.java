@@ -160,6 +160,19 @@ public final class SettingsDefinition {
         return parse(merged);
     }
 
+    /** The defaults of {@code run} on a plain cluster: only the required keys given. */
+    public Settings defaults(
+            final String run, final String bootstrapServers, final String schemaRegistryUrl) {
+        return parse(
+                Map.of(
+                        RUN,
+                        run,
+                        Connection.BOOTSTRAP_SERVERS,
+                        bootstrapServers,
+                        Connection.SCHEMA_REGISTRY_URL,
+                        schemaRegistryUrl));
+    }
+
     /**
      * Parses settings given as a map of keys (defaults for the missing ones) and validates them.
      */

@@ -202,14 +202,7 @@ public final class TransformerLM implements AutoCloseable {
     public NDArray tokenLogProbs(final NDManager step, final SequenceBatch batch) {
         final int rows = batch.rows();
         final int length = batch.length();
-        final NDArray ids = step.create(batch.ids(), new Shape(rows, length));
-        final long[] pos = new long[rows * length];
-        for (int i = 0; i < pos.length; i++) {
-            pos[i] = i % length;
-        }
-        final NDArray positions = step.create(pos, new Shape(rows, length));
-        final NDArray logits =
-                forward(ids, positions, Masks.causal(step, length), null).get(":, :-1, :");
+        final NDArray logits = batchLogits(step, batch).get(":, :-1, :");
         final NDArray targets = step.create(batch.targets(), new Shape(rows, length - 1, 1));
         return gatherLogProbs(logits, targets).reshape(rows, length - 1);
     }
@@ -219,6 +212,11 @@ public final class TransformerLM implements AutoCloseable {
      * overflowed; padding positions are included, which can only raise it. Call with autograd off.
      */
     public double maxAbsLogit(final NDManager step, final SequenceBatch batch) {
+        return batchLogits(step, batch).abs().max().toType(DataType.FLOAT64, false).getDouble();
+    }
+
+    /** The logits (rows, length, vocab) of every position of a packed batch, causally masked. */
+    private NDArray batchLogits(final NDManager step, final SequenceBatch batch) {
         final int rows = batch.rows();
         final int length = batch.length();
         final NDArray ids = step.create(batch.ids(), new Shape(rows, length));
@@ -227,11 +225,7 @@ public final class TransformerLM implements AutoCloseable {
             pos[i] = i % length;
         }
         final NDArray positions = step.create(pos, new Shape(rows, length));
-        return forward(ids, positions, Masks.causal(step, length), null)
-                .abs()
-                .max()
-                .toType(DataType.FLOAT64, false)
-                .getDouble();
+        return forward(ids, positions, Masks.causal(step, length), null);
     }
 
     /**
