@@ -18,27 +18,31 @@ import java.util.Locale;
  * </ul>
  */
 public enum LossRecipe {
-    GRPO(GrpoConfig.Aggregation.SEQUENCE_MEAN, 0.2, 0.2, 0.001, true),
-    DR_GRPO(GrpoConfig.Aggregation.SEQUENCE_SUM_CONSTANT, 0.2, 0.2, 0.001, false),
-    DAPO(GrpoConfig.Aggregation.TOKEN_MEAN, 0.2, 0.28, 0.0, true);
+    GRPO(new Loss(GrpoConfig.Aggregation.SEQUENCE_MEAN, 0.2, 0.2, 0.001, true)),
+    DR_GRPO(new Loss(GrpoConfig.Aggregation.SEQUENCE_SUM_CONSTANT, 0.2, 0.2, 0.001, false)),
+    DAPO(new Loss(GrpoConfig.Aggregation.TOKEN_MEAN, 0.2, 0.28, 0.0, true));
 
-    private final GrpoConfig.Aggregation aggregation;
-    private final double clipLow;
-    private final double clipHigh;
-    private final double klCoefficient;
-    private final boolean normaliseByStd;
+    /**
+     * The loss settings a recipe stands for.
+     *
+     * @param aggregation how token terms become the loss
+     * @param clipLow the ratio is clipped at 1 - it
+     * @param clipHigh the ratio is clipped at 1 + it
+     * @param klCoefficient the KL weight
+     * @param normaliseByStd whether advantages are divided by the group's std (the reward stage's
+     *     mode)
+     */
+    public record Loss(
+            GrpoConfig.Aggregation aggregation,
+            double clipLow,
+            double clipHigh,
+            double klCoefficient,
+            boolean normaliseByStd) {}
 
-    LossRecipe(
-            final GrpoConfig.Aggregation aggregation,
-            final double clipLow,
-            final double clipHigh,
-            final double klCoefficient,
-            final boolean normaliseByStd) {
-        this.aggregation = aggregation;
-        this.clipLow = clipLow;
-        this.clipHigh = clipHigh;
-        this.klCoefficient = klCoefficient;
-        this.normaliseByStd = normaliseByStd;
+    private final Loss loss;
+
+    LossRecipe(final Loss loss) {
+        this.loss = loss;
     }
 
     /** Parses {@code grpo}, {@code dr-grpo} or {@code dapo}. */
@@ -57,29 +61,9 @@ public enum LossRecipe {
         return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
-    /** The recipe's aggregation. */
-    public GrpoConfig.Aggregation aggregation() {
-        return aggregation;
-    }
-
-    /** The recipe's lower clip (ratio clipped at 1 - it). */
-    public double clipLow() {
-        return clipLow;
-    }
-
-    /** The recipe's upper clip (ratio clipped at 1 + it). */
-    public double clipHigh() {
-        return clipHigh;
-    }
-
-    /** The recipe's KL weight. */
-    public double klCoefficient() {
-        return klCoefficient;
-    }
-
-    /** Whether the recipe's advantages are divided by the group's std (the reward stage's mode). */
-    public boolean normaliseByStd() {
-        return normaliseByStd;
+    /** What the recipe sets. */
+    public Loss loss() {
+        return loss;
     }
 
     /** The aggregation named in settings: sequence-mean, token-mean or sequence-sum. */

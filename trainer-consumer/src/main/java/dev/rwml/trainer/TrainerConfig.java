@@ -273,16 +273,16 @@ public record TrainerConfig(
                 recipe,
                 given.containsKey("loss.aggregation")
                         ? LossRecipe.parseAggregation(s.getString("loss.aggregation"))
-                        : recipe.aggregation(),
+                        : recipe.loss().aggregation(),
                 given.containsKey("clip.epsilon.low")
                         ? s.getDouble("clip.epsilon.low")
-                        : recipe.clipLow(),
+                        : recipe.loss().clipLow(),
                 given.containsKey("clip.epsilon.high")
                         ? s.getDouble("clip.epsilon.high")
-                        : recipe.clipHigh(),
+                        : recipe.loss().clipHigh(),
                 given.containsKey("kl.coefficient")
                         ? s.getDouble("kl.coefficient")
-                        : recipe.klCoefficient(),
+                        : recipe.loss().klCoefficient(),
                 s.getBoolean("optimizer.fresh"),
                 s.getInt("warmup.steps"),
                 s.getDouble("max.grad.norm"),

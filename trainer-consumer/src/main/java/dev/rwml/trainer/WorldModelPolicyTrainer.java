@@ -164,7 +164,7 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
                 config.clipEpsilonHigh(),
                 config.klCoefficient(),
                 config.aggregation(),
-                config.recipe().normaliseByStd(),
+                config.recipe().loss().normaliseByStd(),
                 Math.max(5.0, 2 + config.clipEpsilonHigh()),
                 maxNewTokens);
     }
@@ -198,7 +198,7 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
         for (int i = 0; i < rewards.length; i++) {
             rewards[i] = group.getSamples().get(i).getReward();
         }
-        final double[] expected = Advantages.of(rewards, recipe.normaliseByStd());
+        final double[] expected = Advantages.of(rewards, recipe.loss().normaliseByStd());
         for (int i = 0; i < rewards.length; i++) {
             final double recorded = group.getSamples().get(i).getAdvantage();
             if (Math.abs(recorded - expected[i])
@@ -212,11 +212,11 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
                                 + recipe.wireName()
                                 + " expects "
                                 + expected[i]
-                                + (recipe.normaliseByStd()
+                                + (recipe.loss().normaliseByStd()
                                         ? " ((r - mean) / std)"
                                         : " (r - mean, no std division)")
                                 + "; set the reward stage's advantage="
-                                + (recipe.normaliseByStd() ? "grpo" : "dr-grpo")
+                                + (recipe.loss().normaliseByStd() ? "grpo" : "dr-grpo")
                                 + " or choose the trainer recipe that matches it");
             }
         }

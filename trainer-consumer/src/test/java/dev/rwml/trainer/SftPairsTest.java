@@ -77,7 +77,7 @@ class SftPairsTest {
         final TrainerConfig dr = grpo.with(Map.of("recipe", "dr-grpo", "kl.coefficient", "0"));
         assertThat(dr.aggregation()).isEqualTo(GrpoConfig.Aggregation.SEQUENCE_SUM_CONSTANT);
         assertThat(dr.klCoefficient()).as("given explicitly").isZero();
-        assertThat(dr.recipe().normaliseByStd()).isFalse();
+        assertThat(dr.recipe().loss().normaliseByStd()).isFalse();
         assertThat(dr.asMap()).containsEntry("loss.aggregation", "sequence-sum");
         assertThatThrownBy(() -> grpo.with(Map.of("loss.aggregation", "mean")))
                 .hasMessageContaining("loss.aggregation");
