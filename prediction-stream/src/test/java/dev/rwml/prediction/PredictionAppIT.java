@@ -12,6 +12,7 @@ import dev.rwml.events.PredictionGroup;
 import dev.rwml.events.TrainingCounters;
 import dev.rwml.events.Transition;
 import dev.rwml.ops.embedded.KafkaStack;
+import dev.rwml.ops.embedded.TestClients;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicAdmin;
@@ -260,11 +261,7 @@ class PredictionAppIT {
         try (KafkaConsumer<String, V> consumer =
                 new KafkaConsumer<>(props, new StringDeserializer(), values)) {
             final List<TopicPartition> partitions =
-                    consumer.partitionsFor(topic).stream()
-                            .map(p -> new TopicPartition(topic, p.partition()))
-                            .toList();
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
+                    TestClients.assignFromBeginning(consumer, topic);
             final Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
             final List<ConsumerRecord<String, V>> out = new ArrayList<>();
             while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {

@@ -4,6 +4,7 @@ import ai.djl.ndarray.NDManager;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.RewardedGroup;
 import dev.rwml.events.TrainingCounters;
+import dev.rwml.ops.embedded.TestClients;
 import dev.rwml.schemas.serde.EventSerde;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.TopicAdmin;
@@ -22,7 +23,6 @@ import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -91,14 +91,8 @@ final class TrainerFixture {
 
     /** A producer of rewarded groups onto the run's rewards topic. */
     static KafkaProducer<String, byte[]> rewardsProducer(final String bootstrap) {
-        return new KafkaProducer<>(
-                Map.of(
-                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                        bootstrap,
-                        ProducerConfig.ACKS_CONFIG,
-                        "all"),
-                new StringSerializer(),
-                new ByteArraySerializer());
+        return TestClients.acksAllProducer(
+                bootstrap, new StringSerializer(), new ByteArraySerializer());
     }
 
     /** Sends groups to the run's rewards topic and waits for the broker to take them. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.rwml.ops.embedded.KafkaStack;
+import dev.rwml.ops.embedded.TestClients;
 import dev.rwml.schemas.SampleEvents;
 import dev.rwml.schemas.registry.CompatibilityLevel;
 import dev.rwml.schemas.registry.IncompatibleSchemaException;
@@ -39,7 +40,6 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -80,12 +80,8 @@ class SchemasIT {
             final String topic = PREFIX + "." + event.getClass().getSimpleName();
             final EventSerde serde = EventSerdes.forValue(event.getClass(), registryConfig());
             try (KafkaProducer<String, SpecificRecord> producer =
-                    new KafkaProducer<>(
-                            Map.of(
-                                    ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                                    KAFKA.bootstrapServers()),
-                            new StringSerializer(),
-                            serde.serializer())) {
+                    TestClients.producer(
+                            KAFKA.bootstrapServers(), new StringSerializer(), serde.serializer())) {
                 producer.send(new ProducerRecord<>(topic, "key-1", event)).get();
             }
 

@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.rwml.events.Transition;
 import dev.rwml.ops.embedded.KafkaStack;
+import dev.rwml.ops.embedded.TestClients;
 import dev.rwml.schemas.SampleEvents;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,7 +16,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -157,12 +157,7 @@ class SerdeThroughputBenchmark {
                         new StringDeserializer(),
                         deserializer)) {
             // Assigned, not subscribed: a group rebalance would be measured with the decoding.
-            final List<TopicPartition> partitions =
-                    consumer.partitionsFor(topic).stream()
-                            .map(p -> new TopicPartition(topic, p.partition()))
-                            .toList();
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
+            TestClients.assignFromBeginning(consumer, topic);
             final long start = System.nanoTime();
             await().atMost(Duration.ofMinutes(2))
                     .pollDelay(Duration.ZERO)

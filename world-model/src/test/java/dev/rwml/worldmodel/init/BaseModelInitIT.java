@@ -8,6 +8,7 @@ import dev.rwml.events.ModelVersion;
 import dev.rwml.events.OffsetRange;
 import dev.rwml.events.Transition;
 import dev.rwml.ops.embedded.KafkaStack;
+import dev.rwml.ops.embedded.TestClients;
 import dev.rwml.schemas.serde.EventSerde;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.TopicAdmin;
@@ -38,7 +39,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -80,10 +80,8 @@ class BaseModelInitIT {
                         catalog.transitions()
                                 .valueSerde(EventSerdes.registryConfig(KAFKA.schemaRegistryUrl()));
                 KafkaProducer<String, Transition> producer =
-                        new KafkaProducer<>(
-                                Map.of(
-                                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                                        KAFKA.bootstrapServers()),
+                        TestClients.producer(
+                                KAFKA.bootstrapServers(),
                                 new StringSerializer(),
                                 serde.serializer())) {
             for (final Transition t : all) {

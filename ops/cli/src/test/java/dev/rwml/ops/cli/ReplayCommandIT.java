@@ -13,6 +13,7 @@ import dev.rwml.events.OffsetRange;
 import dev.rwml.events.PredictionGroup;
 import dev.rwml.ops.cli.replay.TransitionSlice;
 import dev.rwml.ops.embedded.KafkaStack;
+import dev.rwml.ops.embedded.TestClients;
 import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.TopicAdmin;
@@ -217,11 +218,7 @@ class ReplayCommandIT {
                         .deserializer();
         try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap)) {
             final List<TopicPartition> partitions =
-                    consumer.partitionsFor(topic).stream()
-                            .map(p -> new TopicPartition(topic, p.partition()))
-                            .toList();
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
+                    TestClients.assignFromBeginning(consumer, topic);
             final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
             final List<String> ids = new ArrayList<>();
             while (partitions.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {

@@ -3,6 +3,7 @@ package dev.rwml.ops.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.rwml.ops.embedded.TestClients;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
@@ -15,19 +16,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
@@ -125,10 +122,7 @@ class RwmlUpIT {
 
     private static void assertRoundTrip(final String bootstrap) throws Exception {
         try (KafkaProducer<String, String> producer =
-                new KafkaProducer<>(
-                        Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
-                        new StringSerializer(),
-                        new StringSerializer())) {
+                TestClients.producer(bootstrap, new StringSerializer(), new StringSerializer())) {
             producer.send(new ProducerRecord<>("cli-it-probe", "k", "through rwml up")).get();
         }
         try (KafkaConsumer<String, String> consumer =
@@ -136,20 +130,8 @@ class RwmlUpIT {
                         Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
                         new StringDeserializer(),
                         new StringDeserializer())) {
-            final TopicPartition tp = new TopicPartition("cli-it-probe", 0);
-            consumer.assign(List.of(tp));
-            consumer.seekToBeginning(List.of(tp));
-            final List<String> values = new ArrayList<>();
-            await().atMost(Duration.ofSeconds(60))
-                    .until(
-                            () -> {
-                                for (ConsumerRecord<String, String> r :
-                                        consumer.poll(Duration.ofMillis(200))) {
-                                    values.add(r.value());
-                                }
-                                return !values.isEmpty();
-                            });
-            assertThat(values).containsExactly("through rwml up");
+            assertThat(TestClients.valuesFromBeginning(consumer, "cli-it-probe", 1))
+                    .containsExactly("through rwml up");
         }
     }
 

@@ -1,26 +1,20 @@
 package dev.rwml.ops.embedded;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -38,34 +32,15 @@ final class ClusterProbe {
     static void produce(final String bootstrap, final String topic, final String value)
             throws Exception {
         try (KafkaProducer<String, String> producer =
-                new KafkaProducer<>(
-                        Map.of(
-                                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                                bootstrap,
-                                ProducerConfig.ACKS_CONFIG,
-                                "all"),
-                        new StringSerializer(),
-                        new StringSerializer())) {
+                TestClients.acksAllProducer(
+                        bootstrap, new StringSerializer(), new StringSerializer())) {
             producer.send(new ProducerRecord<>(topic, "k", value)).get();
         }
     }
 
     static List<String> consumeAll(final String bootstrap, final String topic, final int expected) {
         try (KafkaConsumer<String, String> consumer = consumer(bootstrap, "read_uncommitted")) {
-            final TopicPartition tp = new TopicPartition(topic, 0);
-            consumer.assign(List.of(tp));
-            consumer.seekToBeginning(List.of(tp));
-            final List<String> values = new ArrayList<>();
-            await().atMost(Duration.ofSeconds(60))
-                    .until(
-                            () -> {
-                                for (ConsumerRecord<String, String> r :
-                                        consumer.poll(Duration.ofMillis(200))) {
-                                    values.add(r.value());
-                                }
-                                return values.size() >= expected;
-                            });
-            return values;
+            return TestClients.valuesFromBeginning(consumer, topic, expected);
         }
     }
 

@@ -1,0 +1,85 @@
+package dev.rwml.ops.embedded;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.Serializer;
+
+/**
+ * Kafka clients and reads that the tests of every module share: short-lived, without a consumer
+ * group, against the broker of a {@link KafkaStack} or of a started cluster.
+ */
+public final class TestClients {
+
+    /** How long {@link #valuesFromBeginning} waits for the values it expects. */
+    public static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
+
+    private TestClients() {}
+
+    /** A producer to the broker at {@code bootstrap} with the client's default settings. */
+    public static <K, V> KafkaProducer<K, V> producer(
+            final String bootstrap, final Serializer<K> keys, final Serializer<V> values) {
+        return new KafkaProducer<>(
+                Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap), keys, values);
+    }
+
+    /** A producer to the broker at {@code bootstrap} that waits for every in-sync replica. */
+    public static <K, V> KafkaProducer<K, V> acksAllProducer(
+            final String bootstrap, final Serializer<K> keys, final Serializer<V> values) {
+        return new KafkaProducer<>(
+                Map.of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        bootstrap,
+                        ProducerConfig.ACKS_CONFIG,
+                        "all"),
+                keys,
+                values);
+    }
+
+    /** Assigns every partition of {@code topic} to {@code consumer}, at its beginning. */
+    public static List<TopicPartition> assignFromBeginning(
+            final Consumer<?, ?> consumer, final String topic) {
+        final List<TopicPartition> partitions =
+                consumer.partitionsFor(topic).stream()
+                        .map(p -> new TopicPartition(topic, p.partition()))
+                        .toList();
+        consumer.assign(partitions);
+        consumer.seekToBeginning(partitions);
+        return partitions;
+    }
+
+    /**
+     * The values of partition 0 of {@code topic} from its beginning, polled until there are at
+     * least {@code expected}; fails after {@link #READ_TIMEOUT}.
+     */
+    public static List<String> valuesFromBeginning(
+            final Consumer<String, String> consumer, final String topic, final int expected) {
+        final TopicPartition tp = new TopicPartition(topic, 0);
+        consumer.assign(List.of(tp));
+        consumer.seekToBeginning(List.of(tp));
+        final List<String> values = new ArrayList<>();
+        final long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
+        while (values.size() < expected) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError(
+                        values.size()
+                                + " of "
+                                + expected
+                                + " values on "
+                                + topic
+                                + " within "
+                                + READ_TIMEOUT);
+            }
+            for (final ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
+                values.add(r.value());
+            }
+        }
+        return values;
+    }
+}
