@@ -40,7 +40,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -254,12 +253,9 @@ class PredictionAppIT {
     /** Everything committed on a topic so far, read with read_committed from the beginning. */
     private <V> List<ConsumerRecord<String, V>> readCommitted(
             final String topic, final Deserializer<V> values) {
-        final Map<String, Object> props = new HashMap<>();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
-        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         try (KafkaConsumer<String, V> consumer =
-                new KafkaConsumer<>(props, new StringDeserializer(), values)) {
+                TestClients.readCommittedConsumer(
+                        KAFKA.bootstrapServers(), new StringDeserializer(), values)) {
             final List<TopicPartition> partitions =
                     TestClients.assignFromBeginning(consumer, topic);
             final Map<TopicPartition, Long> end = consumer.endOffsets(partitions);

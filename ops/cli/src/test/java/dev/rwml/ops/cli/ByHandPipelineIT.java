@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.rwml.events.ModelVersion;
+import dev.rwml.ops.embedded.TestClients;
 import dev.rwml.runtime.lifecycle.StageRunner;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.RunTopics;
@@ -24,11 +25,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -169,13 +170,9 @@ class ByHandPipelineIT {
                 Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             // start.from=latest is committed when the stage starts, so no transition produced
             // after this is skipped, and `rwml status` does not count the slice as its lag.
-            await("the prediction stage commits its start at the end of the pretraining slice")
-                    .atMost(STAGE_START)
-                    .pollInterval(Duration.ofSeconds(1))
-                    .until(
-                            () ->
-                                    running(stages)
-                                            && committed(admin, PREDICTION_GROUP).equals(slice));
+            awaitStageStart(
+                    "the prediction stage commits its start at the end of the pretraining slice",
+                    () -> running(stages) && committed(admin, PREDICTION_GROUP).equals(slice));
 
             runToEnd(
                     "env-rwml",
@@ -214,19 +211,22 @@ class ByHandPipelineIT {
         }
     }
 
+    /** Waits, polling each second up to {@link #STAGE_START}, until a stage has started. */
+    private static void awaitStageStart(final String description, final Callable<Boolean> started) {
+        await(description).atMost(STAGE_START).pollInterval(Duration.ofSeconds(1)).until(started);
+    }
+
     /** Starts the reward stage again, stops the cluster under it, and expects exit 1. */
     private void failWhenKafkaGoesAway(final Admin admin, final Child up) throws Exception {
         final List<String> before = memberIds(admin, REWARD_GROUP);
         final Child reward =
                 startReward("reward-without-kafka", "--set", "broker.timeout=" + BROKER_TIMEOUT);
-        await("the restarted reward stage joins its group")
-                .atMost(STAGE_START)
-                .pollInterval(Duration.ofSeconds(1))
-                .until(
-                        () ->
-                                running(reward)
-                                        && memberIds(admin, REWARD_GROUP).stream()
-                                                .anyMatch(id -> !before.contains(id)));
+        awaitStageStart(
+                "the restarted reward stage joins its group",
+                () ->
+                        running(reward)
+                                && memberIds(admin, REWARD_GROUP).stream()
+                                        .anyMatch(id -> !before.contains(id)));
 
         up.process().destroy();
         assertExits(up, STOP, 0);
@@ -464,16 +464,8 @@ class ByHandPipelineIT {
     }
 
     private static KafkaConsumer<byte[], byte[]> consumer(final String bootstrap) {
-        return new KafkaConsumer<>(
-                Map.of(
-                        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                        bootstrap,
-                        ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-                        "read_committed",
-                        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
-                        false),
-                new ByteArrayDeserializer(),
-                new ByteArrayDeserializer());
+        return TestClients.readCommittedConsumer(
+                bootstrap, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
     private static List<TopicPartition> partitions(

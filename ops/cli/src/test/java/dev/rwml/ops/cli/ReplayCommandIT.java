@@ -35,7 +35,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -240,15 +239,7 @@ class ReplayCommandIT {
     }
 
     private static KafkaConsumer<byte[], byte[]> consumer(final String bootstrap) {
-        return new KafkaConsumer<>(
-                Map.of(
-                        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                        bootstrap,
-                        ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-                        "read_committed",
-                        ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
-                        ByteArrayDeserializer.class,
-                        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
-                        ByteArrayDeserializer.class));
+        return TestClients.readCommittedConsumer(
+                bootstrap, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 }

@@ -5,10 +5,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serializer;
 
 /**
@@ -38,6 +41,24 @@ public final class TestClients {
                         bootstrap,
                         ProducerConfig.ACKS_CONFIG,
                         "all"),
+                keys,
+                values);
+    }
+
+    /**
+     * A consumer of the broker at {@code bootstrap} that sees only committed records and commits
+     * nothing (no group: the caller assigns partitions).
+     */
+    public static <K, V> KafkaConsumer<K, V> readCommittedConsumer(
+            final String bootstrap, final Deserializer<K> keys, final Deserializer<V> values) {
+        return new KafkaConsumer<>(
+                Map.of(
+                        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        bootstrap,
+                        ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+                        "read_committed",
+                        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                        false),
                 keys,
                 values);
     }
