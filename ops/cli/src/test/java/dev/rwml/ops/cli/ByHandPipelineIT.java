@@ -385,19 +385,17 @@ class ByHandPipelineIT {
     /** What each stage has not consumed of each of its inputs, by "stage <- topic". */
     private static Map<String, Long> unconsumed(
             final Admin admin, final String bootstrap, final RunTopics topics) throws Exception {
+        final String[][] inputs = {
+            {"prediction", PREDICTION_GROUP, TopicCatalog.TRANSITIONS},
+            {"reward", REWARD_GROUP, topics.predictions().name()},
+            {"reward", REWARD_GROUP, TopicCatalog.TRANSITIONS},
+            {"trainer", TRAINER_GROUP, topics.rewards().name()}
+        };
         final Map<String, Long> behind = new LinkedHashMap<>();
-        behind.put(
-                "prediction <- " + TopicCatalog.TRANSITIONS,
-                unconsumed(admin, bootstrap, PREDICTION_GROUP, TopicCatalog.TRANSITIONS));
-        behind.put(
-                "reward <- " + topics.predictions().name(),
-                unconsumed(admin, bootstrap, REWARD_GROUP, topics.predictions().name()));
-        behind.put(
-                "reward <- " + TopicCatalog.TRANSITIONS,
-                unconsumed(admin, bootstrap, REWARD_GROUP, TopicCatalog.TRANSITIONS));
-        behind.put(
-                "trainer <- " + topics.rewards().name(),
-                unconsumed(admin, bootstrap, TRAINER_GROUP, topics.rewards().name()));
+        for (final String[] input : inputs) {
+            behind.put(
+                    input[0] + " <- " + input[2], unconsumed(admin, bootstrap, input[1], input[2]));
+        }
         return behind;
     }
 

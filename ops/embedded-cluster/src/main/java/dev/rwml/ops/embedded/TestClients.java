@@ -2,8 +2,10 @@ package dev.rwml.ops.embedded;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -25,24 +27,27 @@ public final class TestClients {
 
     private TestClients() {}
 
+    /** A client's settings: the broker at {@code bootstrap}, then pairs of key and value. */
+    private static Map<String, Object> config(final String bootstrap, final Object... settings) {
+        final Map<String, Object> config = new HashMap<>();
+        config.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        for (int i = 0; i < settings.length; i += 2) {
+            config.put((String) settings[i], settings[i + 1]);
+        }
+        return config;
+    }
+
     /** A producer to the broker at {@code bootstrap} with the client's default settings. */
     public static <K, V> KafkaProducer<K, V> producer(
             final String bootstrap, final Serializer<K> keys, final Serializer<V> values) {
-        return new KafkaProducer<>(
-                Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap), keys, values);
+        return new KafkaProducer<>(config(bootstrap), keys, values);
     }
 
     /** A producer to the broker at {@code bootstrap} that waits for every in-sync replica. */
     public static <K, V> KafkaProducer<K, V> acksAllProducer(
             final String bootstrap, final Serializer<K> keys, final Serializer<V> values) {
         return new KafkaProducer<>(
-                Map.of(
-                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                        bootstrap,
-                        ProducerConfig.ACKS_CONFIG,
-                        "all"),
-                keys,
-                values);
+                config(bootstrap, ProducerConfig.ACKS_CONFIG, "all"), keys, values);
     }
 
     /**
@@ -51,16 +56,14 @@ public final class TestClients {
      */
     public static <K, V> KafkaConsumer<K, V> readCommittedConsumer(
             final String bootstrap, final Deserializer<K> keys, final Deserializer<V> values) {
-        return new KafkaConsumer<>(
-                Map.of(
-                        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+        final Map<String, Object> config =
+                config(
                         bootstrap,
                         ConsumerConfig.ISOLATION_LEVEL_CONFIG,
                         "read_committed",
                         ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
-                        false),
-                keys,
-                values);
+                        false);
+        return new KafkaConsumer<>(config, keys, values);
     }
 
     /** Assigns every partition of {@code topic} to {@code consumer}, at its beginning. */
