@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.rwml.events.ModelVersion;
+import dev.rwml.ops.embedded.Directories;
 import dev.rwml.ops.embedded.TestClients;
 import dev.rwml.runtime.lifecycle.StageRunner;
 import dev.rwml.schemas.serde.EventSerdes;
@@ -13,13 +14,11 @@ import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicCatalog;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,7 +26,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -104,7 +102,7 @@ class ByHandPipelineIT {
                 .as("the packaged command (mvn package builds it before integration tests)")
                 .exists();
         work = Path.of("target", "by-hand-pipeline").toAbsolutePath();
-        deleteRecursively(work);
+        Directories.deleteRecursively(work);
         data = work.resolve("data");
         Files.createDirectories(data);
     }
@@ -514,23 +512,6 @@ class ByHandPipelineIT {
                     : "..." + text.substring(text.length() - TAIL_CHARS);
         } catch (IOException e) {
             return "(unreadable: " + e.getMessage() + ")";
-        }
-    }
-
-    private static void deleteRecursively(final Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder())
-                    .forEach(
-                            p -> {
-                                try {
-                                    Files.delete(p);
-                                } catch (IOException e) {
-                                    throw new UncheckedIOException(e);
-                                }
-                            });
         }
     }
 }

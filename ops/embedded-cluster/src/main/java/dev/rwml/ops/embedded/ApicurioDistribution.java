@@ -8,7 +8,6 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.Comparator;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -150,24 +149,7 @@ record ApicurioDistribution(Path home, Path runnerJar, String mainClass) {
             Thread.currentThread().interrupt();
             throw new IOException("Interrupted while unpacking " + archive, e);
         } finally {
-            deleteRecursively(temp);
-        }
-    }
-
-    private static void deleteRecursively(final Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder())
-                    .forEach(
-                            p -> {
-                                try {
-                                    Files.delete(p);
-                                } catch (IOException e) {
-                                    throw new UncheckedIOException(e);
-                                }
-                            });
+            Directories.deleteRecursively(temp);
         }
     }
 

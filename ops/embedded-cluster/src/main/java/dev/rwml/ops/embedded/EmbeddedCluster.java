@@ -68,7 +68,7 @@ public final class EmbeddedCluster implements AutoCloseable {
         final boolean formatted = Files.exists(kafkaDir.resolve("meta.properties"));
         if (formatted && ports == null) {
             // Ports are recorded as soon as a broker first runs here, so this log never served.
-            deleteRecursively(kafkaDir);
+            Directories.deleteRecursively(kafkaDir);
         }
         final boolean reuse = formatted && ports != null;
         if (!reuse) {
@@ -89,7 +89,7 @@ public final class EmbeddedCluster implements AutoCloseable {
                     LOG.warn(
                             "Kafka broker failed to start ({}); retrying on other ports",
                             e.toString());
-                    deleteRecursively(kafkaDir);
+                    Directories.deleteRecursively(kafkaDir);
                     final List<Integer> fresh = Ports.freePorts(2);
                     ports = new Ports(fresh.get(0), fresh.get(1), ports.registry);
                 }
@@ -171,17 +171,6 @@ public final class EmbeddedCluster implements AutoCloseable {
         broker.close();
         LOG.info("Embedded cluster under {} stopped", dataDir);
         return true;
-    }
-
-    private static void deleteRecursively(final Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (var paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
     }
 
     /** The three local ports a cluster listens on. */

@@ -8,6 +8,7 @@ import dev.rwml.env.produce.ProducerResult;
 import dev.rwml.env.produce.ProgressListener;
 import dev.rwml.env.produce.TransitionProducer;
 import dev.rwml.events.ModelVersion;
+import dev.rwml.ops.embedded.Directories;
 import dev.rwml.ops.embedded.EmbeddedCluster;
 import dev.rwml.prediction.PredictionConfig;
 import dev.rwml.prediction.SamplingSettings;
@@ -29,12 +30,10 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -44,7 +43,6 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -123,8 +121,8 @@ public final class DemoRun {
     /** Runs the demo; returns once the report is written and everything is closed. */
     public Result run() throws IOException, InterruptedException {
         try {
-            deleteRecursively(dir.resolve("cluster"));
-            deleteRecursively(dir.resolve("state"));
+            clean(dir.resolve("cluster"));
+            clean(dir.resolve("state"));
             say("Starting the embedded Kafka broker and schema registry under %s ...", dir);
             try (EmbeddedCluster cluster = EmbeddedCluster.start(dir.resolve("cluster"))) {
                 say(
@@ -447,35 +445,22 @@ public final class DemoRun {
         }
     }
 
+    private static void clean(final Path path) {
+        try {
+            Directories.deleteRecursively(path);
+        } catch (IOException e) {
+            throw new UncheckedIOException(
+                    "cannot delete "
+                            + path
+                            + " from an earlier demo: stop any rwml process using it, or delete it"
+                            + " by hand",
+                    e);
+        }
+    }
+
     private void say(final String format, final Object... args) {
         out.println(String.format(Locale.ROOT, format, args));
         out.flush();
-    }
-
-    private static void deleteRecursively(final Path path) {
-        if (!Files.exists(path)) {
-            return;
-        }
-        try (Stream<Path> all = Files.walk(path)) {
-            all.sorted(Comparator.reverseOrder())
-                    .forEach(
-                            p -> {
-                                try {
-                                    Files.delete(p);
-                                } catch (IOException e) {
-                                    throw new UncheckedIOException(
-                                            "cannot delete "
-                                                    + p
-                                                    + " from an earlier demo: stop any rwml"
-                                                    + " process using "
-                                                    + path
-                                                    + ", or delete it by hand",
-                                            e);
-                                }
-                            });
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + path, e);
-        }
     }
 
     /** Prints the base model's SFT progress about every tenth of the steps. */
