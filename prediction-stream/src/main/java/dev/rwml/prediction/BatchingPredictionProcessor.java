@@ -7,6 +7,8 @@ import dev.rwml.events.Transition;
 import dev.rwml.runtime.errors.ErrorPolicy;
 import dev.rwml.worldmodel.generate.Sample;
 import dev.rwml.worldmodel.prompt.Prompt;
+import dev.rwml.worldmodel.serve.PredictionModel;
+import dev.rwml.worldmodel.serve.SamplingSettings;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -72,7 +74,7 @@ final class BatchingPredictionProcessor
         this.metrics = metrics;
         this.transitions = transitions;
         this.deadLetters = deadLetters;
-        this.sampling = SamplingSettings.of(config);
+        this.sampling = config.sampling();
     }
 
     @Override

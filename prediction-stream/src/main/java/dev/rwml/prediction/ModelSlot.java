@@ -1,5 +1,6 @@
 package dev.rwml.prediction;
 
+import dev.rwml.worldmodel.serve.PredictionModel;
 import java.time.Duration;
 import java.util.OptionalLong;
 import org.slf4j.Logger;

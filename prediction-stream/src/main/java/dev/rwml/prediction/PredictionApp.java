@@ -15,6 +15,8 @@ import dev.rwml.worldmodel.DjlRuntime;
 import dev.rwml.worldmodel.channel.ModelChannel;
 import dev.rwml.worldmodel.channel.ModelChannelReader;
 import dev.rwml.worldmodel.channel.ModelFollower;
+import dev.rwml.worldmodel.serve.CheckpointModelLoader;
+import dev.rwml.worldmodel.serve.ModelLoader;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import java.nio.file.Path;

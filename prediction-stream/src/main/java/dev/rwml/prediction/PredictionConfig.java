@@ -6,6 +6,7 @@ import dev.rwml.runtime.settings.Durations;
 import dev.rwml.runtime.settings.Settings;
 import dev.rwml.runtime.settings.SettingsDefinition;
 import dev.rwml.runtime.settings.StageConfig;
+import dev.rwml.worldmodel.serve.SamplingSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collections;
@@ -239,6 +240,11 @@ public record PredictionConfig(
     /** The settings as given, the keys {@link #fromMap} reads. */
     public Map<String, String> toMap() {
         return settings.given();
+    }
+
+    /** How the stage samples: G completions at the configured temperature, nucleus and length. */
+    public SamplingSettings sampling() {
+        return new SamplingSettings(groupSize, temperature, topP, maxNewTokens);
     }
 
     /**

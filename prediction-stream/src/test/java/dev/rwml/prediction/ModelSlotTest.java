@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.rwml.events.Transition;
 import dev.rwml.worldmodel.generate.Sample;
 import dev.rwml.worldmodel.prompt.Prompt;
+import dev.rwml.worldmodel.serve.PredictionModel;
+import dev.rwml.worldmodel.serve.SamplingSettings;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;

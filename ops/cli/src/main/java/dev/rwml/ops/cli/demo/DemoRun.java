@@ -11,7 +11,7 @@ import dev.rwml.events.ModelVersion;
 import dev.rwml.ops.embedded.Directories;
 import dev.rwml.ops.embedded.EmbeddedCluster;
 import dev.rwml.prediction.PredictionConfig;
-import dev.rwml.prediction.SamplingSettings;
+import dev.rwml.worldmodel.serve.SamplingSettings;
 import dev.rwml.prediction.StartPosition;
 import dev.rwml.reward.RewardConfig;
 import dev.rwml.reward.embed.CachingEmbedder;

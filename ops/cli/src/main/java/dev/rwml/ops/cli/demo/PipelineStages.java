@@ -1,6 +1,6 @@
 package dev.rwml.ops.cli.demo;
 
-import dev.rwml.prediction.CheckpointModelLoader;
+import dev.rwml.worldmodel.serve.CheckpointModelLoader;
 import dev.rwml.prediction.PredictionApp;
 import dev.rwml.prediction.PredictionConfig;
 import dev.rwml.reward.RewardApp;

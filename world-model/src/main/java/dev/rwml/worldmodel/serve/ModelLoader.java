@@ -1,4 +1,4 @@
-package dev.rwml.prediction;
+package dev.rwml.worldmodel.serve;
 
 import dev.rwml.worldmodel.channel.VerifiedArtifact;
 

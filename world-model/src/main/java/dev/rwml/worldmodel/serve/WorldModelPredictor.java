@@ -1,4 +1,4 @@
-package dev.rwml.prediction;
+package dev.rwml.worldmodel.serve;
 
 import dev.rwml.events.Transition;
 import dev.rwml.worldmodel.generate.Generator;

@@ -1,4 +1,4 @@
-package dev.rwml.prediction;
+package dev.rwml.worldmodel.serve;
 
 import ai.djl.ndarray.NDManager;
 import dev.rwml.worldmodel.DjlRuntime;

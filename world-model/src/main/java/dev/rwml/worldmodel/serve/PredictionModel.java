@@ -1,4 +1,4 @@
-package dev.rwml.prediction;
+package dev.rwml.worldmodel.serve;
 
 import dev.rwml.events.Transition;
 import dev.rwml.worldmodel.generate.Sample;
@@ -6,8 +6,9 @@ import dev.rwml.worldmodel.prompt.Prompt;
 import java.util.List;
 
 /**
- * One loaded world-model version as the prediction stage uses it: builds the prompt of a transition
- * from what the agent saw before acting, and samples G completions per prompt in one batch.
+ * One loaded world-model version, as the prediction and filter stages use it: builds the prompt of
+ * a transition from what the agent saw before acting, and samples G completions per prompt in one
+ * batch.
  */
 public interface PredictionModel extends AutoCloseable {
 
