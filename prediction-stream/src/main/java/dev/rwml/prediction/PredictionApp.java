@@ -8,6 +8,8 @@ import dev.rwml.runtime.lifecycle.StageFailedException;
 import dev.rwml.runtime.lifecycle.StageRunner;
 import dev.rwml.runtime.lifecycle.StreamsLifecycle;
 import dev.rwml.runtime.settings.SettingsDefinition;
+import dev.rwml.runtime.start.StartPosition;
+import dev.rwml.runtime.start.StartPositions;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;

@@ -6,6 +6,7 @@ import dev.rwml.runtime.settings.Durations;
 import dev.rwml.runtime.settings.Settings;
 import dev.rwml.runtime.settings.SettingsDefinition;
 import dev.rwml.runtime.settings.StageConfig;
+import dev.rwml.runtime.start.StartPosition;
 import dev.rwml.worldmodel.serve.SamplingSettings;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -13,6 +13,8 @@ import dev.rwml.events.TrainingCounters;
 import dev.rwml.events.Transition;
 import dev.rwml.ops.embedded.KafkaStack;
 import dev.rwml.ops.embedded.TestClients;
+import dev.rwml.runtime.start.StartPosition;
+import dev.rwml.runtime.start.StartPositions;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicAdmin;

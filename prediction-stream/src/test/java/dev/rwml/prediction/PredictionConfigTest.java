@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rwml.events.OffsetRange;
 import dev.rwml.runtime.settings.SettingsDefinition;
+import dev.rwml.runtime.start.StartPosition;
+import dev.rwml.runtime.start.StartPositions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

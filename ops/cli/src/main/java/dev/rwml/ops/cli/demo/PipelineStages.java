@@ -1,6 +1,5 @@
 package dev.rwml.ops.cli.demo;
 
-import dev.rwml.worldmodel.serve.CheckpointModelLoader;
 import dev.rwml.prediction.PredictionApp;
 import dev.rwml.prediction.PredictionConfig;
 import dev.rwml.reward.RewardApp;
@@ -10,6 +9,7 @@ import dev.rwml.runtime.lifecycle.RunningStage;
 import dev.rwml.trainer.PublishListener;
 import dev.rwml.trainer.TrainerApp;
 import dev.rwml.trainer.TrainerConfig;
+import dev.rwml.worldmodel.serve.CheckpointModelLoader;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package dev.rwml.prediction;
+package dev.rwml.runtime.start;
 
 import dev.rwml.events.OffsetRange;
 import java.time.Duration;
@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * skipped), keeps it when the stage stops before any transition arrived (a restart used to skip
  * what came meanwhile), and shows the group's lag as 0 from the start.
  */
-final class StartPositions {
+public final class StartPositions {
 
     private static final Logger LOG = LoggerFactory.getLogger(StartPositions.class);
 
@@ -46,7 +46,8 @@ final class StartPositions {
      * Per partition of {@code topic}, the end of what {@code lineage} covers: the largest {@code
      * untilOffset} of its ranges there.
      */
-    static Map<Integer, Long> lineageEnds(final List<OffsetRange> lineage, final String topic) {
+    public static Map<Integer, Long> lineageEnds(
+            final List<OffsetRange> lineage, final String topic) {
         final Map<Integer, Long> ends = new TreeMap<>();
         for (final OffsetRange r : lineage) {
             if (r.getTopic().equals(topic)) {
@@ -61,7 +62,7 @@ final class StartPositions {
      *
      * @param baseLineage version 0's lineage, read only for {@code after-base} and a new group
      */
-    static Map<TopicPartition, Long> seekIfNew(
+    public static Map<TopicPartition, Long> seekIfNew(
             final Admin admin,
             final String groupId,
             final String topic,

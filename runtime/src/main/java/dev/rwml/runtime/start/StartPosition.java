@@ -1,4 +1,4 @@
-package dev.rwml.prediction;
+package dev.rwml.runtime.start;
 
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
