@@ -19,6 +19,7 @@ import picocli.CommandLine.ScopeType;
             DemoCommand.class,
             ModelCommand.class,
             ModelsCommand.class,
+            EvalCommand.class,
             PredictCommand.class,
             RewardCommand.class,
             RescoreCommand.class,

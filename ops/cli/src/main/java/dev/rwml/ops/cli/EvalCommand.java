@@ -1,0 +1,274 @@
+package dev.rwml.ops.cli;
+
+import dev.rwml.events.Transition;
+import dev.rwml.ops.cli.eval.EvalReport;
+import dev.rwml.ops.cli.eval.EvalSettings;
+import dev.rwml.ops.cli.eval.Evaluation;
+import dev.rwml.ops.cli.eval.HeldOutSet;
+import dev.rwml.ops.cli.eval.ModelCatalog;
+import dev.rwml.ops.cli.eval.ReportWriter;
+import dev.rwml.ops.cli.eval.TrainingSpecs;
+import dev.rwml.reward.EmbeddingSettings;
+import dev.rwml.reward.score.RewardSpecTable;
+import dev.rwml.reward.score.SimilarityScorer;
+import dev.rwml.runtime.settings.Connection;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code rwml eval}: world-model accuracy of chosen versions on held-out transitions that never
+ * went to Kafka, with bootstrap intervals, and each model's drift from its run's version 0.
+ */
+@Command(
+        name = "eval",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Evaluate world models on held-out transitions generated here (never produced to"
+                    + " Kafka) or read from a JSONL file of recorded episodes: pass rate at the"
+                    + " run's training reward spec, at a strict threshold (> 0.9), exact match and"
+                    + " mean similarity, overall, per task type and per next-state kind, each with"
+                    + " a 95% bootstrap interval over transitions.",
+            "Drift per model from its run's version 0: the fraction of changed parameters"
+                    + " (|w' - w| > 1e-3 max(|w|, |w'|)), KL(model || base) per token and"
+                    + " perplexity on held-out ALFWorld and tau2 text.",
+            "The same --seed gives the same numbers."
+        })
+final class EvalCommand implements Callable<Integer> {
+
+    @Option(
+            names = "--run",
+            paramLabel = "NAME",
+            description = "A run whose versions to evaluate; repeatable.")
+    private List<String> runs = new ArrayList<>();
+
+    @Option(
+            names = "--versions",
+            split = ",",
+            defaultValue = "0,latest",
+            paramLabel = "V",
+            description =
+                    "Versions of each run: numbers, latest or all (default: ${DEFAULT-VALUE}).")
+    private List<String> versions;
+
+    @Option(
+            names = "--model-dir",
+            paramLabel = "DIR",
+            description =
+                    "Also evaluate the checkpoint zips in DIR (written by `rwml models export`,"
+                            + " <run>-v<N>.zip; <run>-v0.zip there is their base); repeatable.")
+    private List<Path> modelDirs = new ArrayList<>();
+
+    @Option(
+            names = "--split",
+            split = ",",
+            paramLabel = "SET",
+            description =
+                    "Held-out sets: alfworld/valid_seen, alfworld/valid_unseen, tau2/test (retail"
+                            + " and airline), retail/test, airline/test (default: the first three,"
+                            + " or none with --transitions-file).")
+    private List<String> splits = new ArrayList<>();
+
+    @Option(
+            names = "--transitions-file",
+            paramLabel = "FILE",
+            description =
+                    "A JSONL file of recorded episodes in the format of `rwml env import`;"
+                            + " repeatable.")
+    private List<Path> files = new ArrayList<>();
+
+    @Option(
+            names = "--transitions",
+            defaultValue = "100",
+            paramLabel = "N",
+            description = "Transitions per held-out set (default: ${DEFAULT-VALUE}).")
+    private int transitions;
+
+    @Option(
+            names = "--samples",
+            defaultValue = "4",
+            paramLabel = "K",
+            description = "Samples per transition (default: ${DEFAULT-VALUE}).")
+    private int samples;
+
+    @Option(
+            names = "--bootstrap",
+            defaultValue = "1000",
+            paramLabel = "B",
+            description = "Bootstrap resamples per interval (default: ${DEFAULT-VALUE}).")
+    private int bootstrap;
+
+    @Option(
+            names = "--seed",
+            defaultValue = "7",
+            description =
+                    "Seed of held-out episodes, sampling and bootstrap (default: ${DEFAULT-VALUE},"
+                            + " the demo's).")
+    private long seed;
+
+    @Option(
+            names = "--epsilon",
+            defaultValue = "0.3",
+            description =
+                    "Random-action probability of the held-out episodes' agent (default:"
+                            + " ${DEFAULT-VALUE}, the demo's).")
+    private double epsilon;
+
+    @Option(
+            names = "--drift-texts",
+            defaultValue = "64",
+            paramLabel = "N",
+            description =
+                    "Held-out transitions per environment (ALFWorld valid_unseen, tau2 test) whose"
+                            + " text measures KL and perplexity; 0 skips both (default:"
+                            + " ${DEFAULT-VALUE}).")
+    private int driftTexts;
+
+    @Option(
+            names = "--reward-spec",
+            paramLabel = "SPEC",
+            description =
+                    "Score with these specs ([env/]KIND=method[:threshold],... over the paper's"
+                            + " defaults) instead of those the run's rewarded groups record.")
+    private String rewardSpec;
+
+    @Option(
+            names = "--temperature",
+            defaultValue = "1.0",
+            description =
+                    "Sampling temperature (default: ${DEFAULT-VALUE}, the prediction stage's).")
+    private float temperature;
+
+    @Option(
+            names = "--top-p",
+            defaultValue = "1.0",
+            description = "Nucleus mass (default: ${DEFAULT-VALUE}, the prediction stage's).")
+    private float topP;
+
+    @Option(
+            names = "--max-new-tokens",
+            defaultValue = "64",
+            paramLabel = "N",
+            description = "Longest completion (default: ${DEFAULT-VALUE}, the prediction stage's).")
+    private int maxNewTokens;
+
+    @Option(
+            names = "--out",
+            paramLabel = "DIR",
+            description = "Also write eval.csv and eval.json to DIR.")
+    private Path out;
+
+    @Mixin private ClusterOptions cluster;
+    @Spec private CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        if (runs.isEmpty() && modelDirs.isEmpty()) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "Name the models: --run NAME and/or --model-dir DIR.");
+        }
+        if (transitions < 1) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--transitions must be at least 1");
+        }
+        final EvalSettings settings =
+                new EvalSettings(samples, seed, bootstrap, temperature, topP, maxNewTokens);
+        final PrintWriter stdout = spec.commandLine().getOut();
+        final PrintWriter err = spec.commandLine().getErr();
+        final Evaluation.Progress progress =
+                line -> {
+                    err.println(line);
+                    err.flush();
+                };
+        final Connection connection = runs.isEmpty() ? null : cluster.connection();
+        try (ModelCatalog catalog = new ModelCatalog(connection)) {
+            for (final String run : runs) {
+                catalog.addRun(run, versions);
+            }
+            for (final Path dir : modelDirs) {
+                catalog.addDirectory(dir);
+            }
+            final List<HeldOutSet> sets = sets(progress);
+            final Map<String, List<Transition>> texts = new LinkedHashMap<>();
+            if (driftTexts > 0) {
+                texts.put(
+                        "alfworld",
+                        HeldOutSet.generate("alfworld/valid_unseen", driftTexts, seed, epsilon)
+                                .transitions());
+                texts.put(
+                        "tau2",
+                        HeldOutSet.generate("tau2/test", driftTexts, seed, epsilon).transitions());
+            }
+            final Map<String, RewardSpecTable> specs = new LinkedHashMap<>();
+            progress.line("eval: loading the embedding model");
+            final SimilarityScorer scorer =
+                    new SimilarityScorer(EmbeddingSettings.defaults().create(System.getenv()));
+            final long started = System.nanoTime();
+            final EvalReport report =
+                    new Evaluation(
+                                    sets,
+                                    texts,
+                                    run -> specs.computeIfAbsent(run, r -> specs(connection, r)),
+                                    scorer,
+                                    settings,
+                                    progress)
+                            .run(catalog);
+            stdout.printf(
+                    Locale.ROOT,
+                    "rwml eval: %d models on %d held-out sets in %.0f s%n",
+                    report.models().size(),
+                    sets.size(),
+                    (System.nanoTime() - started) / 1e9);
+            ReportWriter.printTables(report, stdout);
+            if (out != null) {
+                ReportWriter.writeFiles(report, out);
+                stdout.println(
+                        "wrote " + out.resolve("eval.csv") + " and " + out.resolve("eval.json"));
+            }
+            stdout.flush();
+            return 0;
+        }
+    }
+
+    private List<HeldOutSet> sets(final Evaluation.Progress progress) {
+        final List<String> names = new ArrayList<>(splits);
+        if (names.isEmpty() && files.isEmpty()) {
+            names.addAll(HeldOutSet.SPLITS.subList(0, 3));
+        }
+        final List<HeldOutSet> sets = new ArrayList<>();
+        for (final String name : names) {
+            progress.line("eval: generating " + transitions + " held-out transitions of " + name);
+            sets.add(HeldOutSet.generate(name.strip(), transitions, seed, epsilon));
+        }
+        for (final Path file : files) {
+            sets.add(HeldOutSet.fromFile(file, transitions));
+        }
+        return sets;
+    }
+
+    /** The explicit --reward-spec, else what the run's rewards record, else the paper's. */
+    private RewardSpecTable specs(final Connection connection, final String run) {
+        if (rewardSpec != null) {
+            return RewardSpecTable.parse(rewardSpec);
+        }
+        if (connection != null) {
+            final Optional<RewardSpecTable> recorded = TrainingSpecs.read(connection, run);
+            if (recorded.isPresent()) {
+                return recorded.get();
+            }
+        }
+        return RewardSpecTable.paperDefaults();
+    }
+}

@@ -1,0 +1,274 @@
+package dev.rwml.ops.cli.eval;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Writes an {@link EvalReport}: readable tables for the terminal, and {@code eval.csv} (one row per
+ * model, set, group and metric) with {@code eval.json} (the whole report) for tools.
+ */
+public final class ReportWriter {
+
+    /** The CSV header. */
+    public static final String CSV_HEADER =
+            "model,run,version,set,group_type,group,transitions,metric,value,low,high";
+
+    private ReportWriter() {}
+
+    /** The tables: per set the overall figures, per task type and per kind; then the drift. */
+    public static void printTables(final EvalReport report, final PrintWriter out) {
+        out.printf(
+                Locale.ROOT,
+                "%d samples per transition, seed %d; intervals: 95%% bootstrap over transitions"
+                        + " (%d resamples)%n",
+                report.samples(),
+                report.seed(),
+                report.bootstrap());
+        report.rewardSpecs()
+                .forEach((run, spec) -> out.printf("training reward spec of %s: %s%n", run, spec));
+        if (report.models().isEmpty()) {
+            return;
+        }
+        for (int s = 0; s < report.models().get(0).sets().size(); s++) {
+            final String set = report.models().get(0).sets().get(s).set();
+            out.println();
+            final List<List<String>> rows = new ArrayList<>();
+            rows.add(header("model"));
+            for (final EvalReport.ModelResult m : report.models()) {
+                final EvalReport.SetResult r = m.sets().get(s);
+                rows.add(row(m.label(), r.all()));
+            }
+            out.println(set + (skippedNote(report, s)));
+            print(rows, out, "  ");
+            breakdown(report, s, "task type", true, out);
+            breakdown(report, s, "next-state kind", false, out);
+        }
+        final List<List<String>> drift = new ArrayList<>();
+        final Set<String> texts = new LinkedHashSet<>();
+        report.models().stream()
+                .filter(m -> m.drift() != null)
+                .forEach(m -> texts.addAll(m.drift().kl().keySet()));
+        final List<String> head = new ArrayList<>(List.of("model", "base", "changed parameters"));
+        texts.forEach(t -> head.add("KL on " + t));
+        texts.forEach(t -> head.add("perplexity on " + t));
+        drift.add(head);
+        for (final EvalReport.ModelResult m : report.models()) {
+            if (m.drift() == null) {
+                continue;
+            }
+            final EvalReport.Drift d = m.drift();
+            final List<String> row = new ArrayList<>();
+            row.add(m.label());
+            row.add(d.baseLabel());
+            row.add(
+                    String.format(
+                            Locale.ROOT,
+                            "%.4f (%d of %d)",
+                            d.parameters().fraction(),
+                            d.parameters().changed(),
+                            d.parameters().total()));
+            texts.forEach(t -> row.add(number(d.kl().getOrDefault(t, Double.NaN), "%.4f")));
+            texts.forEach(t -> row.add(number(d.perplexity().getOrDefault(t, Double.NaN), "%.2f")));
+            drift.add(row);
+        }
+        out.println();
+        if (drift.size() > 1) {
+            out.println(
+                    "drift from the run's version 0 (KL(model || base) per target token and"
+                            + " perplexity, teacher-forced on held-out text)");
+            print(drift, out, "  ");
+        } else {
+            out.println("drift: no model has a base (version 0 of its run) to compare with");
+        }
+        out.flush();
+    }
+
+    private static String skippedNote(final EvalReport report, final int s) {
+        final EvalReport.SetResult first = report.models().get(0).sets().get(s);
+        return first.skipped() == 0
+                ? ""
+                : String.format(
+                        Locale.ROOT,
+                        " (%d transitions left out: their prompt does not fit %s's context)",
+                        first.skipped(),
+                        report.models().get(0).label());
+    }
+
+    private static void breakdown(
+            final EvalReport report,
+            final int s,
+            final String title,
+            final boolean byTask,
+            final PrintWriter out) {
+        final List<List<String>> rows = new ArrayList<>();
+        rows.add(header(title, "model"));
+        for (final EvalReport.ModelResult m : report.models()) {
+            final EvalReport.SetResult r = m.sets().get(s);
+            (byTask ? r.byTaskType() : r.byKind())
+                    .forEach(
+                            (group, f) -> {
+                                final List<String> row = row(m.label(), f);
+                                row.add(0, group);
+                                rows.add(row);
+                            });
+        }
+        rows.subList(1, rows.size()).sort((a, b) -> a.get(0).compareTo(b.get(0)));
+        out.println("  per " + title);
+        print(rows, out, "    ");
+    }
+
+    private static List<String> header(final String... first) {
+        final List<String> h = new ArrayList<>(List.of(first));
+        h.addAll(List.of("n", "pass (training spec)", "strict (> 0.9)", "exact", "similarity"));
+        return h;
+    }
+
+    private static List<String> row(final String label, final EvalReport.Figures f) {
+        return new ArrayList<>(
+                List.of(
+                        label,
+                        Integer.toString(f.transitions()),
+                        f.pass().format(),
+                        f.strict().format(),
+                        f.exact().format(),
+                        f.similarity().format()));
+    }
+
+    private static String number(final double value, final String format) {
+        return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, format, value);
+    }
+
+    private static void print(
+            final List<List<String>> rows, final PrintWriter out, final String indent) {
+        final int columns = rows.get(0).size();
+        final int[] width = new int[columns];
+        for (final List<String> r : rows) {
+            for (int c = 0; c < columns; c++) {
+                width[c] = Math.max(width[c], r.get(c).length());
+            }
+        }
+        for (final List<String> r : rows) {
+            final StringBuilder line = new StringBuilder(indent);
+            for (int c = 0; c < columns; c++) {
+                line.append(r.get(c));
+                if (c < columns - 1) {
+                    line.append(" ".repeat(width[c] - r.get(c).length() + 2));
+                }
+            }
+            out.println(line.toString().stripTrailing());
+        }
+    }
+
+    /** Writes {@code eval.csv} and {@code eval.json} into {@code dir}; returns the CSV's path. */
+    public static Path writeFiles(final EvalReport report, final Path dir) throws IOException {
+        Files.createDirectories(dir);
+        final Path csv = dir.resolve("eval.csv");
+        Files.writeString(csv, csv(report), StandardCharsets.UTF_8);
+        new ObjectMapper()
+                .enable(SerializationFeature.INDENT_OUTPUT)
+                .writeValue(dir.resolve("eval.json").toFile(), report);
+        return csv;
+    }
+
+    /** The CSV text: a header and one row per model, set, group and metric. */
+    public static String csv(final EvalReport report) {
+        final StringBuilder b = new StringBuilder(CSV_HEADER).append('\n');
+        for (final EvalReport.ModelResult m : report.models()) {
+            final String prefix = field(m.label()) + "," + field(m.run()) + "," + m.version() + ",";
+            for (final EvalReport.SetResult r : m.sets()) {
+                figures(b, prefix, r.set(), "all", "all", r.all());
+                r.byTaskType().forEach((g, f) -> figures(b, prefix, r.set(), "task_type", g, f));
+                r.byKind().forEach((g, f) -> figures(b, prefix, r.set(), "next_kind", g, f));
+            }
+            if (m.drift() != null) {
+                final EvalReport.Drift d = m.drift();
+                b.append(prefix)
+                        .append(",drift,parameters,")
+                        .append(d.parameters().total())
+                        .append(",changed_fraction,")
+                        .append(plain(d.parameters().fraction()))
+                        .append(",,\n");
+                for (final Map.Entry<String, Double> e : d.kl().entrySet()) {
+                    final String n = Integer.toString(d.texts().getOrDefault(e.getKey(), 0));
+                    b.append(prefix)
+                            .append(",drift,")
+                            .append(field(e.getKey()))
+                            .append(',')
+                            .append(n)
+                            .append(",kl,")
+                            .append(plain(e.getValue()))
+                            .append(",,\n");
+                    b.append(prefix)
+                            .append(",drift,")
+                            .append(field(e.getKey()))
+                            .append(',')
+                            .append(n)
+                            .append(",perplexity,")
+                            .append(plain(d.perplexity().getOrDefault(e.getKey(), Double.NaN)))
+                            .append(",,\n");
+                }
+            }
+        }
+        return b.toString();
+    }
+
+    private static void figures(
+            final StringBuilder b,
+            final String prefix,
+            final String set,
+            final String type,
+            final String group,
+            final EvalReport.Figures f) {
+        metric(b, prefix, set, type, group, f.transitions(), "pass", f.pass());
+        metric(b, prefix, set, type, group, f.transitions(), "strict", f.strict());
+        metric(b, prefix, set, type, group, f.transitions(), "exact", f.exact());
+        metric(b, prefix, set, type, group, f.transitions(), "similarity", f.similarity());
+    }
+
+    private static void metric(
+            final StringBuilder b,
+            final String prefix,
+            final String set,
+            final String type,
+            final String group,
+            final int n,
+            final String metric,
+            final Interval i) {
+        b.append(prefix)
+                .append(field(set))
+                .append(',')
+                .append(type)
+                .append(',')
+                .append(field(group))
+                .append(',')
+                .append(n)
+                .append(',')
+                .append(metric)
+                .append(',')
+                .append(plain(i.estimate()))
+                .append(',')
+                .append(plain(i.low()))
+                .append(',')
+                .append(plain(i.high()))
+                .append('\n');
+    }
+
+    private static String plain(final double v) {
+        return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.6f", v);
+    }
+
+    private static String field(final String s) {
+        return s.contains(",") || s.contains("\"") ? "\"" + s.replace("\"", "\"\"") + "\"" : s;
+    }
+}
