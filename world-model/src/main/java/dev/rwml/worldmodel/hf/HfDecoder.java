@@ -1,0 +1,337 @@
+package dev.rwml.worldmodel.hf;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDArrays;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.index.NDIndex;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.ndarray.types.SparseFormat;
+import ai.djl.nn.Activation;
+import ai.djl.nn.core.Linear;
+import dev.rwml.worldmodel.model.Masks;
+import dev.rwml.worldmodel.model.SequenceBatch;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One config-driven decoder for Qwen2, Qwen3 and Llama checkpoints, written from NDArray ops in
+ * float32 so autograd can train it: RMSNorm, rotary embeddings in the rotate-half convention,
+ * grouped-query attention, a SwiGLU MLP and a tied or untied head, with the parameters under their
+ * exact Hugging Face names. Every forward result belongs to the manager of the ids passed in.
+ */
+public final class HfDecoder implements AutoCloseable {
+
+    /** Additive attention bias of masked positions, as {@link Masks} writes it. */
+    public static final float MASKED = -1e9f;
+
+    private static final Logger LOG = LoggerFactory.getLogger(HfDecoder.class);
+
+    /** Elements converted per native block while loading (64 MB of float32). */
+    private static final int LOAD_BLOCK = 1 << 24;
+
+    private final HfConfig config;
+    private final NDManager manager;
+    private final Map<String, NDArray> params;
+    private final NDArray invFreq;
+    private final float attentionScale;
+
+    private HfDecoder(
+            final HfConfig config, final NDManager manager, final Map<String, NDArray> params) {
+        this.config = config;
+        this.manager = manager;
+        this.params = Collections.unmodifiableMap(params);
+        this.attentionScale = (float) (1.0 / Math.sqrt(config.headDim()));
+        final int half = config.headDim() / 2;
+        final float[] freq = new float[half];
+        for (int i = 0; i < half; i++) {
+            freq[i] = (float) (1.0 / Math.pow(config.ropeTheta(), 2.0 * i / config.headDim()));
+        }
+        this.invFreq = manager.create(freq);
+    }
+
+    /** Loads a checkpoint directory: {@code config.json} and its safetensors weights. */
+    public static HfDecoder load(final Path checkpointDir, final NDManager parent) {
+        final HfConfig config = HfConfig.load(checkpointDir);
+        try (MappedSafetensors weights = MappedSafetensors.open(checkpointDir)) {
+            return fromWeights(config, weights, parent);
+        }
+    }
+
+    /**
+     * A decoder holding the weights {@code config} names, converted to float32 one block at a time,
+     * so neither the heap nor direct memory ever holds a whole tensor of the file.
+     */
+    public static HfDecoder fromWeights(
+            final HfConfig config, final MappedSafetensors weights, final NDManager parent) {
+        final long started = System.nanoTime();
+        final Map<String, long[]> shapes = config.tensorShapes();
+        weights.verify(shapes, ignorable(config, weights));
+        final NDManager manager = parent.newSubManager();
+        final Map<String, NDArray> params = new LinkedHashMap<>();
+        long count = 0;
+        try {
+            for (final Map.Entry<String, long[]> e : shapes.entrySet()) {
+                final NDArray array = loadTensor(manager, weights, e.getKey(), e.getValue());
+                array.setName(e.getKey());
+                params.put(e.getKey(), array);
+                count += array.size();
+            }
+        } catch (final RuntimeException e) {
+            manager.close();
+            throw e;
+        }
+        LOG.info(
+                "loaded {} {} tensors ({} parameters) in {} ms",
+                params.size(),
+                config.architecture().className(),
+                count,
+                (System.nanoTime() - started) / 1_000_000);
+        return new HfDecoder(config, manager, params);
+    }
+
+    /** The configuration this decoder was built from. */
+    public HfConfig config() {
+        return config;
+    }
+
+    /** Parameters by exact Hugging Face name, in checkpoint order. */
+    public Map<String, NDArray> parameters() {
+        return params;
+    }
+
+    /** Turns gradient recording of every parameter on (training) or off (frozen models). */
+    public void setTrainable(final boolean trainable) {
+        for (final NDArray p : params.values()) {
+            p.setRequiresGradient(trainable);
+        }
+    }
+
+    /** A KV cache for this decoder in {@code manager}. */
+    public HfKvCache newCache(final NDManager manager, final int batch, final int capacity) {
+        return new HfKvCache(manager, config, batch, capacity);
+    }
+
+    /**
+     * Logits (batch, steps, vocab) for token ids (batch, steps, int64) at the given positions
+     * (batch, steps, int64). {@code bias} is an additive attention bias broadcastable to (batch,
+     * heads, steps, keys), or null for none; with a {@code cache}, the steps' keys and values are
+     * appended to it and the queries attend to everything cached.
+     */
+    public NDArray forward(
+            final NDArray ids, final NDArray positions, final NDArray bias, final HfKvCache cache) {
+        return head(hidden(ids, positions, bias, cache));
+    }
+
+    /** Logits (batch, 1, vocab) of the last step only, as {@link #forward} computes them. */
+    public NDArray lastLogits(
+            final NDArray ids, final NDArray positions, final NDArray bias, final HfKvCache cache) {
+        return head(hidden(ids, positions, bias, cache).get(":, -1:, :"));
+    }
+
+    /**
+     * Log-probabilities (rows, length - 1) of each next token of a packed batch at temperature 1,
+     * positions from 0; records the autograd graph inside a gradient collector.
+     */
+    public NDArray tokenLogProbs(final NDManager step, final SequenceBatch batch) {
+        final int rows = batch.rows();
+        final int length = batch.length();
+        final NDArray ids = step.create(batch.ids(), new Shape(rows, length));
+        final long[] pos = new long[rows * length];
+        for (int i = 0; i < pos.length; i++) {
+            pos[i] = i % length;
+        }
+        final NDArray logits =
+                forward(
+                                ids,
+                                step.create(pos, new Shape(rows, length)),
+                                Masks.causal(step, length),
+                                null)
+                        .get(":, :-1, :");
+        final NDArray targets = step.create(batch.targets(), new Shape(rows, length - 1, 1));
+        final NDArray max = logits.max(new int[] {-1}, true).stopGradient();
+        final NDArray shifted = logits.sub(max);
+        final NDArray lse = shifted.exp().sum(new int[] {-1}, true).log();
+        return shifted.gather(targets, -1).sub(lse).reshape(rows, length - 1);
+    }
+
+    private NDArray hidden(
+            final NDArray ids, final NDArray positions, final NDArray bias, final HfKvCache cache) {
+        final long batch = ids.getShape().get(0);
+        final long steps = ids.getShape().get(1);
+        NDArray x =
+                ids.getNDArrayInternal()
+                        .embedding(ids, p("model.embed_tokens.weight"), SparseFormat.DENSE)
+                        .singletonOrThrow();
+        final NDArray[] rotary = rotary(positions);
+        for (int l = 0; l < config.layers(); l++) {
+            x = layer(l, x, rotary, bias, cache, batch, steps);
+        }
+        if (cache != null) {
+            cache.advance((int) steps);
+        }
+        return rmsNorm(x, p("model.norm.weight"));
+    }
+
+    private NDArray head(final NDArray hidden) {
+        final String name =
+                config.tiedEmbeddings() ? "model.embed_tokens.weight" : "lm_head.weight";
+        return Linear.linear(hidden, p(name)).singletonOrThrow();
+    }
+
+    /** cos and sin (batch, 1, steps, headDim) of each position, computed in float32 as HF does. */
+    private NDArray[] rotary(final NDArray positions) {
+        final NDArray angles =
+                positions.toType(DataType.FLOAT32, false).expandDims(-1).mul(invFreq);
+        final NDArray emb = NDArrays.concat(new NDList(angles, angles), -1).expandDims(1);
+        return new NDArray[] {emb.cos(), emb.sin()};
+    }
+
+    private NDArray layer(
+            final int layer,
+            final NDArray input,
+            final NDArray[] rotary,
+            final NDArray bias,
+            final HfKvCache cache,
+            final long batch,
+            final long steps) {
+        final String b = HfConfig.layerPrefix(layer);
+        final int hd = config.headDim();
+        final NDArray h = rmsNorm(input, p(b + "input_layernorm.weight"));
+        NDArray q = linear(h, b + "self_attn.q_proj").reshape(batch, steps, config.heads(), hd);
+        NDArray k = linear(h, b + "self_attn.k_proj").reshape(batch, steps, config.kvHeads(), hd);
+        NDArray v =
+                linear(h, b + "self_attn.v_proj")
+                        .reshape(batch, steps, config.kvHeads(), hd)
+                        .transpose(0, 2, 1, 3);
+        if (config.architecture().qkNorm()) {
+            q = rmsNorm(q, p(b + "self_attn.q_norm.weight"));
+            k = rmsNorm(k, p(b + "self_attn.k_norm.weight"));
+        }
+        q = rotate(q.transpose(0, 2, 1, 3), rotary);
+        k = rotate(k.transpose(0, 2, 1, 3), rotary);
+        if (cache != null) {
+            final NDArray[] kv = cache.append(layer, k, v);
+            k = kv[0];
+            v = kv[1];
+        }
+        if (config.groupSize() > 1) {
+            // query head h reads key/value head h / group, as Hugging Face's repeat_kv lays them
+            k = k.repeat(1, config.groupSize());
+            v = v.repeat(1, config.groupSize());
+        }
+        NDArray scores = q.matMul(k.transpose(0, 1, 3, 2)).mul(attentionScale);
+        if (bias != null) {
+            scores = scores.add(bias);
+        }
+        final NDArray attended =
+                scores.softmax(-1)
+                        .matMul(v)
+                        .transpose(0, 2, 1, 3)
+                        .reshape(batch, steps, (long) config.heads() * hd);
+        final NDArray x = input.add(linear(attended, b + "self_attn.o_proj"));
+        final NDArray m = rmsNorm(x, p(b + "post_attention_layernorm.weight"));
+        final NDArray gate = linear(m, b + "mlp.gate_proj");
+        final NDArray act = gate.mul(Activation.sigmoid(gate)).mul(linear(m, b + "mlp.up_proj"));
+        return x.add(linear(act, b + "mlp.down_proj"));
+    }
+
+    /** x * cos + rotate_half(x) * sin, where rotate_half(x) = (-x2, x1) of the halves x1, x2. */
+    private NDArray rotate(final NDArray x, final NDArray[] rotary) {
+        final int half = config.headDim() / 2;
+        final NDArray x1 = x.get(new NDIndex(":, :, :, :{}", half));
+        final NDArray x2 = x.get(new NDIndex(":, :, :, {}:", half));
+        final NDArray rotated = NDArrays.concat(new NDList(x2.neg(), x1), -1);
+        return x.mul(rotary[0]).add(rotated.mul(rotary[1]));
+    }
+
+    private NDArray rmsNorm(final NDArray x, final NDArray weight) {
+        final NDArray rms =
+                x.square().mean(new int[] {-1}, true).add((float) config.rmsNormEps()).sqrt();
+        return x.div(rms).mul(weight);
+    }
+
+    private NDArray linear(final NDArray x, final String name) {
+        final NDArray bias = params.get(name + ".bias");
+        return (bias == null
+                        ? Linear.linear(x, p(name + ".weight"))
+                        : Linear.linear(x, p(name + ".weight"), bias))
+                .singletonOrThrow();
+    }
+
+    private NDArray p(final String name) {
+        return params.get(name);
+    }
+
+    /**
+     * Tensors a checkpoint may carry that the decoder does not use: precomputed rotary frequencies,
+     * and a head stored beside tied embeddings (the tie wins, as in HF).
+     */
+    private static Set<String> ignorable(final HfConfig config, final MappedSafetensors weights) {
+        final java.util.HashSet<String> ignored = new java.util.HashSet<>();
+        for (final String name : weights.entries().keySet()) {
+            if (name.endsWith(".self_attn.rotary_emb.inv_freq")) {
+                ignored.add(name);
+            }
+        }
+        if (config.tiedEmbeddings()) {
+            ignored.add("lm_head.weight");
+        }
+        return ignored;
+    }
+
+    private static NDArray loadTensor(
+            final NDManager manager,
+            final MappedSafetensors weights,
+            final String name,
+            final long[] shape) {
+        final long elements = weights.entry(name).elements();
+        if (elements <= LOAD_BLOCK) {
+            return loadBlock(manager, weights, name, 0, new Shape(shape));
+        }
+        // large tensors (embeddings, heads) are filled in row blocks
+        final long rowElements = elements / shape[0];
+        final long rowsPerBlock = Math.max(1, LOAD_BLOCK / rowElements);
+        final NDArray target = manager.zeros(new Shape(shape), DataType.FLOAT32);
+        for (long row = 0; row < shape[0]; row += rowsPerBlock) {
+            final long rows = Math.min(rowsPerBlock, shape[0] - row);
+            final long[] blockShape = shape.clone();
+            blockShape[0] = rows;
+            try (NDArray block =
+                    loadBlock(manager, weights, name, row * rowElements, new Shape(blockShape))) {
+                target.set(new NDIndex("{}:{}", row, row + rows), block);
+            }
+        }
+        return target;
+    }
+
+    private static NDArray loadBlock(
+            final NDManager manager,
+            final MappedSafetensors weights,
+            final String name,
+            final long first,
+            final Shape shape) {
+        final ByteBuffer native32 =
+                ByteBuffer.allocateDirect(Math.toIntExact(shape.size() * 4))
+                        .order(ByteOrder.nativeOrder());
+        weights.read(name, first, native32.asFloatBuffer());
+        // the engine aliases a direct buffer: duplicate so the tensor owns its memory
+        try (NDArray aliased = manager.create(native32, shape, DataType.FLOAT32)) {
+            return aliased.duplicate();
+        }
+    }
+
+    /** Frees the parameters. */
+    @Override
+    public void close() {
+        manager.close();
+    }
+}
