@@ -118,6 +118,7 @@ public final class GroupRewarder {
                         .setKeepReason(decision.reason())
                         .setRewardSpec(specRef(spec))
                         .setSampling(group.getSampling())
+                        .setGeneratingRun(group.getRun())
                         .setGeneratedAt(group.getGeneratedAt())
                         .setRewardedAt(clock.instant())
                         .build();

@@ -535,6 +535,10 @@ public final class TrainerLoop implements AutoCloseable {
                 if (g == null) {
                     throw new IllegalArgumentException("a null value (tombstone) is not a group");
                 }
+                final String future = GroupVerdict.fromTheFuture(g, config.run(), state.version);
+                if (future != null) {
+                    throw new IllegalArgumentException(future);
+                }
                 return new BatchAssembler.Pending(r, g, null);
             } catch (final RuntimeException e) {
                 return new BatchAssembler.Pending(r, null, e);

@@ -36,4 +36,27 @@ class GroupVerdictTest {
         assertThat(GroupVerdict.of(Groups.zeroAdvantage(fromV3), 100, 4, Objective.SFT))
                 .isEqualTo(GroupVerdict.TRAIN);
     }
+
+    @Test
+    void shouldRefuseAGroupOfThisRunNewerThanTheTrainersVersion() {
+        assertThat(GroupVerdict.fromTheFuture(fromV3, "r", 2))
+                .contains("negative staleness")
+                .contains("version 3 of run r")
+                .contains("current version 2");
+        assertThat(GroupVerdict.fromTheFuture(fromV3, "r", 3)).isNull();
+    }
+
+    @Test
+    void shouldReadAGroupWithoutAGeneratingRunAsGeneratedByItsOwnRun() {
+        final RewardedGroup legacy =
+                RewardedGroup.newBuilder(fromV3).setGeneratingRun(null).build();
+        assertThat(GroupVerdict.fromTheFuture(legacy, "r", 0)).isNotNull();
+    }
+
+    @Test
+    void shouldNeverCompareTheVersionsOfAnotherRunsRescoredPredictions() {
+        final RewardedGroup rescored =
+                RewardedGroup.newBuilder(fromV3).setGeneratingRun("original").build();
+        assertThat(GroupVerdict.fromTheFuture(rescored, "r", 0)).isNull();
+    }
 }
