@@ -98,7 +98,7 @@ public final class PredictionApp implements RunningStage {
                 PredictionTopology.build(
                         config,
                         new PredictionTopology.Wiring(
-                                catalog.transitions().name(),
+                                config.inputTopic(),
                                 topics,
                                 catalog.transitions().valueSerde(registryConfig).deserializer(),
                                 topics.predictions().valueSerde(registryConfig).serializer(),
@@ -218,7 +218,7 @@ public final class PredictionApp implements RunningStage {
                     StartPositions.seekIfNew(
                             admin,
                             config.applicationId(),
-                            TopicCatalog.TRANSITIONS,
+                            config.inputTopic(),
                             config.startFrom(),
                             this::baseLineage,
                             ADMIN_TIMEOUT);

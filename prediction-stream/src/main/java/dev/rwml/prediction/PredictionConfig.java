@@ -7,6 +7,7 @@ import dev.rwml.runtime.settings.Settings;
 import dev.rwml.runtime.settings.SettingsDefinition;
 import dev.rwml.runtime.settings.StageConfig;
 import dev.rwml.runtime.start.StartPosition;
+import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.worldmodel.serve.SamplingSettings;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,8 +53,11 @@ public record PredictionConfig(
         Map<Integer, Long> stopAt)
         implements StageConfig {
 
-    /** The fewest prompt tokens a model's context must leave beside a whole completion. */
-    public static final int MIN_PROMPT_TOKENS = 8;
+    /** {@code input}: every transition of the shared log. */
+    public static final String INPUT_TRANSITIONS = "transitions";
+
+    /** {@code input}: the transitions the run's filter stage kept. */
+    public static final String INPUT_CURRICULUM = "curriculum";
 
     /** Prefix of keys passed to Kafka Streams without it. */
     public static final String STREAMS_PREFIX = "streams.";
@@ -72,6 +76,14 @@ public record PredictionConfig(
                         Importance.MEDIUM,
                         "Kafka Streams application id; empty: rwml-<run>-prediction.")
                 .define(
+                        "input",
+                        Type.STRING,
+                        INPUT_TRANSITIONS,
+                        ConfigDef.ValidString.in(INPUT_TRANSITIONS, INPUT_CURRICULUM),
+                        Importance.HIGH,
+                        "transitions (rwml.transitions, every transition) or curriculum"
+                                + " (rwml.<run>.curriculum: what the filter stage kept).")
+                .define(
                         "start.from",
                         Type.STRING,
                         "after-base",
@@ -86,7 +98,7 @@ public record PredictionConfig(
                         "",
                         (name, value) -> offsets(value.toString()),
                         Importance.LOW,
-                        "Per partition of rwml.transitions, the first offset not predicted"
+                        "Per partition of the input topic, the first offset not predicted"
                                 + " (0:120,1:98); empty: no end. Used by replay.")
                 .define(
                         "group.size",
@@ -243,37 +255,25 @@ public record PredictionConfig(
         return settings.given();
     }
 
+    /** The topic the stage reads transitions from ({@code input}). */
+    public String inputTopic() {
+        final TopicCatalog catalog = TopicCatalog.defaults();
+        return settings.getString("input").equals(INPUT_CURRICULUM)
+                ? catalog.run(run()).curriculum().name()
+                : catalog.transitions().name();
+    }
+
     /** How the stage samples: G completions at the configured temperature, nucleus and length. */
     public SamplingSettings sampling() {
         return new SamplingSettings(groupSize, temperature, topP, maxNewTokens);
     }
 
     /**
-     * The prompt budget under a model of {@code maxContext} tokens: {@code prompt.max.tokens}, but
-     * at most what leaves every completion its {@code sampling.max.new.tokens}. The generator
-     * shortens a whole batch's completions to fit its longest prompt, so a prompt taking the whole
-     * context would cut every completion of its batch to a few tokens, which then never close their
-     * {@code </next_state>}.
-     *
-     * @throws ConfigException when the context cannot hold a whole completion and {@link
-     *     #MIN_PROMPT_TOKENS} prompt tokens
+     * The prompt budget under a model of {@code maxContext} tokens; see {@link
+     * SamplingSettings#promptBudget}.
      */
     public int promptBudget(final int maxContext) {
-        final int budget = Math.min(maxPromptTokens, maxContext - maxNewTokens);
-        if (budget < MIN_PROMPT_TOKENS) {
-            throw new ConfigException(
-                    "sampling.max.new.tokens="
-                            + maxNewTokens
-                            + " leaves "
-                            + Math.max(0, maxContext - maxNewTokens)
-                            + " of the model's "
-                            + maxContext
-                            + " context tokens for the prompt, fewer than the "
-                            + MIN_PROMPT_TOKENS
-                            + " needed; set sampling.max.new.tokens to at most "
-                            + (maxContext - MIN_PROMPT_TOKENS));
-        }
-        return budget;
+        return sampling().promptBudget(maxPromptTokens, maxContext);
     }
 
     /**

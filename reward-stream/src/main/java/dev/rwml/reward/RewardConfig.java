@@ -64,9 +64,7 @@ public record RewardConfig(
             SettingsDefinition.of(StageName.REWARD, RewardConfig::define, List.of(STREAMS_PREFIX));
 
     private static void define(final ConfigDef def) {
-        final EmbeddingSettings e = EmbeddingSettings.defaults();
-        final SubsamplePolicy s = SubsamplePolicy.paperDefaults();
-        StreamsLifecycle.defineStreamThreads(def)
+        ScoringSettings.define(StreamsLifecycle.defineStreamThreads(def))
                 .define(
                         "source.run",
                         Type.STRING,
@@ -75,63 +73,11 @@ public record RewardConfig(
                         "The run whose predictions are scored; empty: the run itself (rwml rescore"
                                 + " sets another).")
                 .define(
-                        "reward.spec",
-                        Type.STRING,
-                        RewardSpecTable.paperDefaults().toString(),
-                        (name, value) ->
-                                RewardSpecTable.paperDefaults().withOverrides((String) value),
-                        Importance.HIGH,
-                        "Per next-state kind (optionally per env: alfworld/TEXT=exact): cosine,"
-                                + " rouge (ROUGE-L on JSON masked to its types, rounded to 0.2) or"
-                                + " exact, with the threshold a sample must exceed.")
-                .define(
                         "envs",
                         Type.LIST,
                         "",
                         Importance.LOW,
                         "Environments to score, comma-separated; empty: all.")
-                .define(
-                        "embedding.provider",
-                        Type.STRING,
-                        e.provider(),
-                        ConfigDef.ValidString.in(
-                                EmbeddingSettings.MINILM, EmbeddingSettings.OPENAI),
-                        Importance.HIGH,
-                        "minilm (all-MiniLM-L6-v2, shipped in the jar, offline) or openai (any"
-                                + " OpenAI-compatible /v1/embeddings server, e.g. one serving"
-                                + " Qwen3-Embedding, the paper's model).")
-                .define(
-                        "embedding.url",
-                        Type.STRING,
-                        "",
-                        Importance.MEDIUM,
-                        "The openai provider's server, e.g. http://host:8000.")
-                .define(
-                        "embedding.model",
-                        Type.STRING,
-                        "",
-                        Importance.MEDIUM,
-                        "The openai provider's model name.")
-                .define(
-                        "embedding.api.key.env",
-                        Type.STRING,
-                        "",
-                        Importance.LOW,
-                        "The environment variable holding the openai provider's API key.")
-                .define(
-                        "embedding.timeout",
-                        Type.STRING,
-                        e.timeout().toString(),
-                        Durations.atLeast(Duration.ofMillis(1)),
-                        Importance.LOW,
-                        "Timeout of one embedding call.")
-                .define(
-                        "embedding.cache.size",
-                        Type.INT,
-                        e.cacheSize(),
-                        Range.atLeast(0),
-                        Importance.LOW,
-                        "LRU cache of embedded texts (0 disables it).")
                 .define(
                         "advantage",
                         Type.STRING,
@@ -146,44 +92,6 @@ public record RewardConfig(
                         Range.atLeast(1e-12),
                         Importance.LOW,
                         "eps added to the std in GRPO advantages.")
-                .define(
-                        "easy.keep.probability",
-                        Type.DOUBLE,
-                        s.easyKeepProbability(),
-                        Range.between(0, 1),
-                        Importance.MEDIUM,
-                        "Groups judged easy (at least easy.min.passes samples above"
-                                + " easy.threshold) are kept with this probability, decided from"
-                                + " (transitionId, subsample.seed); the paper's 0.1.")
-                .define(
-                        "easy.threshold",
-                        Type.STRING,
-                        "TEXT=0.9,USER_MESSAGE=0.85,TOOL_RESULT=0.85",
-                        (name, value) -> SubsamplePolicy.thresholds((String) value),
-                        Importance.MEDIUM,
-                        "The data-stage similarity a sample must exceed to count towards easy, per"
-                                + " next-state kind: the paper's 1 - tau_d (tau_d 0.1 ALFWorld,"
-                                + " 0.15 tau2), on the similarity the reward uses.")
-                .define(
-                        "easy.min.passes",
-                        Type.INT,
-                        s.easyMinPasses(),
-                        Range.atLeast(1),
-                        Importance.LOW,
-                        "Samples above easy.threshold that make a group easy (the paper's"
-                                + " tau_easy: at least one of the tries).")
-                .define(
-                        "hard.keep",
-                        Type.BOOLEAN,
-                        s.keepHard(),
-                        Importance.LOW,
-                        "Keep groups no sample passed.")
-                .define(
-                        "subsample.seed",
-                        Type.LONG,
-                        s.seed(),
-                        Importance.LOW,
-                        "Seed of the subsampling draw.")
                 .define(
                         "join.window",
                         Type.STRING,
@@ -227,22 +135,11 @@ public record RewardConfig(
                 s,
                 source.isBlank() ? s.run() : source,
                 new LinkedHashSet<>(s.getList("envs")),
-                RewardSpecTable.paperDefaults().withOverrides(s.getString("reward.spec")),
-                new EmbeddingSettings(
-                        s.getString("embedding.provider"),
-                        s.getString("embedding.url"),
-                        s.getString("embedding.model"),
-                        s.getString("embedding.api.key.env"),
-                        s.getDuration("embedding.timeout"),
-                        s.getInt("embedding.cache.size")),
+                ScoringSettings.rewardSpecs(s),
+                ScoringSettings.embedding(s),
                 AdvantageMode.parse(s.getString("advantage")),
                 s.getDouble("advantage.epsilon"),
-                new SubsamplePolicy(
-                        s.getDouble("easy.keep.probability"),
-                        s.getBoolean("hard.keep"),
-                        s.getLong("subsample.seed"),
-                        SubsamplePolicy.thresholds(s.getString("easy.threshold")),
-                        s.getInt("easy.min.passes")),
+                ScoringSettings.subsample(s),
                 s.getDuration("join.window"),
                 s.getDuration("join.grace"),
                 s.getInt("max.text.chars"),

@@ -2,6 +2,7 @@ package dev.rwml.reward;
 
 import dev.rwml.reward.embed.CachingEmbedder;
 import dev.rwml.reward.group.KeepDecision;
+import dev.rwml.reward.streams.DeadLetterCounter;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -15,7 +16,7 @@ import java.time.Duration;
  * difficulty and keep reason, the similarity and pass-rate distributions, join misses, late
  * records, dead letters by reason, and the embedding cache.
  */
-public final class RewardMetrics {
+public final class RewardMetrics implements DeadLetterCounter {
 
     private static final double[] SIMILARITY_BUCKETS = {
         0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0
@@ -102,6 +103,7 @@ public final class RewardMetrics {
     }
 
     /** Counts a record sent to the dead-letter topic. */
+    @Override
     public void deadLetter(final String reason) {
         Counter.builder("rwml.reward.dead.letters")
                 .description("Records sent to the run's dead-letter topic, by reason")

@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Map;
 
 /** Builds transitions and prediction groups for the reward stage's tests. */
-final class Fixtures {
+public final class Fixtures {
 
     static final String FRIDGE =
             "You open the fridge 1. The fridge 1 is open. In it, you see a apple 2.";
@@ -26,7 +26,7 @@ final class Fixtures {
 
     private Fixtures() {}
 
-    static Transition transition(final String id, final String env, final String next) {
+    public static Transition transition(final String id, final String env, final String next) {
         return Transition.newBuilder()
                 .setTransitionId(id)
                 .setEnv(EnvRef.newBuilder().setName(env).setVersion("1").setSplit("train").build())

@@ -14,7 +14,9 @@ public enum StageName {
     /** Predictions joined with transitions to rewarded groups ({@code rwml reward}). */
     REWARD("reward", "reward"),
     /** Rewarded groups to model versions ({@code rwml train}). */
-    TRAINER("trainer", "train");
+    TRAINER("trainer", "train"),
+    /** Transitions judged by a filter model before G-sampling ({@code rwml filter}). */
+    FILTER("filter", "filter");
 
     private final String id;
     private final String command;

@@ -2,7 +2,6 @@ package dev.rwml.reward.streams;
 
 import dev.rwml.events.DeadLetter;
 import dev.rwml.events.PredictionGroup;
-import dev.rwml.reward.RewardMetrics;
 import dev.rwml.reward.embed.EmbeddingException;
 import dev.rwml.runtime.StageName;
 import dev.rwml.runtime.errors.ErrorPolicy;
@@ -40,8 +39,13 @@ public final class DeadLetterHandlers {
     /** Streams setting: the topic prediction groups are read from. */
     public static final String PREDICTIONS_TOPIC_CONFIG = "rwml.reward.predictions.topic";
 
-    /** Streams setting: the {@link RewardMetrics} instance that counts dead letters (optional). */
+    /** Streams setting: the {@link DeadLetterCounter} that counts dead letters (optional). */
     public static final String METRICS_CONFIG = "rwml.reward.metrics";
+
+    /**
+     * Streams setting: the {@link StageName} whose letters these are; the reward stage if unset.
+     */
+    public static final String STAGE_CONFIG = "rwml.reward.stage";
 
     private static final Logger LOG = LoggerFactory.getLogger(DeadLetterHandlers.class);
 
@@ -53,7 +57,8 @@ public final class DeadLetterHandlers {
         final EventSerde<DeadLetter> letters;
         final EventSerde<PredictionGroup> predictions;
         final String predictionsTopic;
-        final RewardMetrics metrics;
+        final DeadLetterCounter metrics;
+        final String stage;
 
         Target(final Map<String, ?> configs) {
             final Object run = configs.get(RUN_CONFIG);
@@ -66,7 +71,12 @@ public final class DeadLetterHandlers {
             this.predictions = EventSerdes.forValue(PredictionGroup.class, configs);
             final Object source = configs.get(PREDICTIONS_TOPIC_CONFIG);
             this.predictionsTopic = source == null ? "" : source.toString();
-            this.metrics = configs.get(METRICS_CONFIG) instanceof RewardMetrics m ? m : null;
+            this.metrics = configs.get(METRICS_CONFIG) instanceof DeadLetterCounter m ? m : null;
+            final Object stageName = configs.get(STAGE_CONFIG);
+            this.stage =
+                    stageName == null
+                            ? StageName.REWARD.id()
+                            : StageName.parse(stageName.toString()).id();
         }
 
         List<ProducerRecord<byte[], byte[]>> records(final DeadLetter letter, final String reason) {
@@ -122,8 +132,7 @@ public final class DeadLetterHandlers {
                     record.offset(),
                     exception.getMessage());
             final DeadLetter letter =
-                    DeadLetters.of(
-                            StageName.REWARD.id(), record, exception, Clock.systemUTC().instant());
+                    DeadLetters.of(target.stage, record, exception, Clock.systemUTC().instant());
             return Response.resume(target.records(letter, reason));
         }
     }
@@ -185,7 +194,7 @@ public final class DeadLetterHandlers {
                 // The join may have been triggered by the transition: keep the group, which is
                 // what this stage failed to reward.
                 return DeadLetters.of(
-                        StageName.REWARD.id(),
+                        target.stage,
                         target.predictionsTopic,
                         context.partition(),
                         -1,
@@ -198,7 +207,7 @@ public final class DeadLetterHandlers {
                         Clock.systemUTC().instant());
             }
             return DeadLetters.of(
-                    StageName.REWARD.id(),
+                    target.stage,
                     context.topic(),
                     context.partition(),
                     context.offset(),

@@ -6,6 +6,7 @@ import dev.rwml.events.ModelVersion;
 import dev.rwml.events.PredictionGroup;
 import dev.rwml.events.RewardedGroup;
 import dev.rwml.events.Transition;
+import dev.rwml.events.TransitionDifficulty;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -97,6 +98,8 @@ public final class TopicCatalog {
                 run,
                 derived(prefix + "predictions", PredictionGroup.class),
                 derived(prefix + "rewards", RewardedGroup.class),
+                derived(prefix + "curriculum", Transition.class),
+                derived(prefix + "difficulty", TransitionDifficulty.class),
                 new TopicSpec<>(
                         prefix + "models",
                         1,

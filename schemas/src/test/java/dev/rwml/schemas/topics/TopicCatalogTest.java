@@ -26,10 +26,12 @@ class TopicCatalogTest {
                 .containsExactly(
                         "rwml.r1.predictions",
                         "rwml.r1.rewards",
+                        "rwml.r1.curriculum",
+                        "rwml.r1.difficulty",
                         "rwml.r1.models",
                         "rwml.r1.model-chunks",
                         "rwml.r1.dead-letters");
-        assertThat(catalog.forRun("r1")).hasSize(7);
+        assertThat(catalog.forRun("r1")).hasSize(9);
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rwml.prediction.PredictionConfig;
 import dev.rwml.reward.RewardConfig;
+import dev.rwml.reward.filter.FilterConfig;
 import dev.rwml.runtime.settings.SettingsDefinition;
 import dev.rwml.trainer.TrainerConfig;
 import java.nio.file.Files;
@@ -30,6 +31,7 @@ class ConfigurationTablesTest {
                 .isEqualTo(PredictionConfig.DEFINITION.markdownTable());
         assertThat(table(readme, "reward")).isEqualTo(RewardConfig.DEFINITION.markdownTable());
         assertThat(table(readme, "trainer")).isEqualTo(TrainerConfig.DEFINITION.markdownTable());
+        assertThat(table(readme, "filter")).isEqualTo(FilterConfig.DEFINITION.markdownTable());
     }
 
     private static String table(final String readme, final String name) {

@@ -1,15 +1,15 @@
-package dev.rwml.prediction;
+package dev.rwml.worldmodel.serve;
 
 import dev.rwml.events.Transition;
 import java.nio.charset.StandardCharsets;
 
-/** The checks a decoded transition must pass before the prediction stage generates for it. */
-final class TransitionRules {
+/** The checks a decoded transition must pass before a world model generates for it. */
+public final class TransitionRules {
 
     private TransitionRules() {}
 
     /** Returns why the transition is unusable, or null when it is fine. */
-    static String invalidReason(final byte[] key, final Transition transition) {
+    public static String invalidReason(final byte[] key, final Transition transition) {
         final String id = transition.getTransitionId();
         if (id == null || id.isBlank()) {
             return "transitionId is blank; producers must set <env>/<episodeId>/<step>";

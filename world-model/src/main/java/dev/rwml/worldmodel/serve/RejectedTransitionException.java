@@ -1,8 +1,8 @@
-package dev.rwml.prediction;
+package dev.rwml.worldmodel.serve;
 
 /**
- * A transition the prediction stage will not generate for: invalid fields, or a prompt over the
- * token limit; it goes to the dead-letter topic with this message.
+ * A transition a world model will not generate for: invalid fields, or a prompt over the token
+ * limit; it goes to the dead-letter topic with this message.
  */
 public final class RejectedTransitionException extends RuntimeException {
 

@@ -1,0 +1,29 @@
+package dev.rwml.ops.cli;
+
+import dev.rwml.reward.filter.FilterApp;
+import dev.rwml.reward.filter.FilterConfig;
+import java.util.function.IntSupplier;
+import picocli.CommandLine.Command;
+
+/** {@code rwml filter}: runs the filter stage of a run until Ctrl-C. */
+@Command(
+        name = "filter",
+        mixinStandardHelpOptions = true,
+        description =
+                "Judge each transition with a filter model before G-sampling (K tries scored at the"
+                        + " data-stage threshold); write every verdict to rwml.<run>.difficulty and"
+                        + " the kept transitions to rwml.<run>.curriculum, which `rwml predict"
+                        + " --set input=curriculum` reads.")
+final class FilterCommand extends StageCommand {
+
+    FilterCommand() {
+        super(FilterConfig.DEFINITION);
+    }
+
+    @Override
+    protected IntSupplier load() {
+        final FilterConfig config =
+                FilterConfig.load(settings.sources(cluster, StageSettings.flags("run", run)));
+        return () -> FilterApp.run(config);
+    }
+}
