@@ -1,34 +1,36 @@
 package dev.rwml.ops.cli;
 
+import static dev.rwml.ops.cli.RwmlProcesses.assertExits;
+import static dev.rwml.ops.cli.RwmlProcesses.committedRecords;
+import static dev.rwml.ops.cli.RwmlProcesses.consumer;
+import static dev.rwml.ops.cli.RwmlProcesses.endOffsets;
+import static dev.rwml.ops.cli.RwmlProcesses.partitions;
+import static dev.rwml.ops.cli.RwmlProcesses.readToEnd;
+import static dev.rwml.ops.cli.RwmlProcesses.running;
+import static dev.rwml.ops.cli.RwmlProcesses.sum;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.rwml.events.ModelVersion;
-import dev.rwml.ops.embedded.Directories;
-import dev.rwml.ops.embedded.TestClients;
+import dev.rwml.ops.cli.RwmlProcesses.Child;
 import dev.rwml.runtime.lifecycle.StageRunner;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicCatalog;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -57,10 +59,6 @@ class ByHandPipelineIT {
     private static final String REWARD_GROUP = "rwml-" + RUN + "-reward";
     private static final String TRAINER_GROUP = "rwml-" + RUN + "-trainer";
 
-    /** Two slow cores also run the build: starting the broker and registry takes a while. */
-    private static final Duration CLUSTER_START = Duration.ofMinutes(2);
-
-    private static final Duration COMMAND = Duration.ofMinutes(2);
     private static final Duration STAGE_START = Duration.ofMinutes(2);
     private static final Duration PIPELINE = Duration.ofMinutes(4);
     private static final Duration STOP = Duration.ofSeconds(60);
@@ -72,91 +70,44 @@ class ByHandPipelineIT {
      */
     private static final Duration FAIL = Duration.ofSeconds(120);
 
-    private static final int TAIL_CHARS = 6_000;
-
-    private final List<Child> children = new ArrayList<>();
-    private Path root;
-    private Path work;
-    private Path data;
-
-    /** A child process, the files its output goes to, and its log file once it writes one. */
-    private record Child(String name, Process process, Path out, Path err, Path log) {
-
-        String tails() {
-            return "\n--- "
-                    + name
-                    + " stdout ---\n"
-                    + tail(out)
-                    + "\n--- "
-                    + name
-                    + " stderr ---\n"
-                    + tail(err)
-                    + (Files.exists(log) ? "\n--- " + log + " ---\n" + tail(log) : "");
-        }
-    }
+    private RwmlProcesses rwml;
 
     @BeforeEach
     void freshWorkDirectory() throws IOException {
-        root = repositoryRoot();
-        assertThat(root.resolve("ops/cli/target/rwml.jar"))
-                .as("the packaged command (mvn package builds it before integration tests)")
-                .exists();
-        work = Path.of("target", "by-hand-pipeline").toAbsolutePath();
-        Directories.deleteRecursively(work);
-        data = work.resolve("data");
-        Files.createDirectories(data);
+        rwml = new RwmlProcesses("by-hand-pipeline");
     }
 
     @AfterEach
     void killEveryChild() {
-        for (final Child child : children) {
-            child.process().descendants().forEach(ProcessHandle::destroyForcibly);
-            child.process().destroyForcibly();
-        }
-        for (final Child child : children) {
-            try {
-                child.process().waitFor(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
+        rwml.close();
     }
 
     @Test
     void shouldTrainWithEachStageItsOwnProcessAndExitZeroOnSigtermButOneWhenKafkaIsGone()
             throws Exception {
-        final Child up = start("up", "up --run " + RUN);
-        final Path clusterFile = data.resolve(ClusterOptions.CLUSTER_FILE);
-        await("rwml up writes " + clusterFile)
-                .atMost(CLUSTER_START)
-                .pollInterval(Duration.ofMillis(500))
-                .until(() -> running(up) && Files.exists(clusterFile));
-        final Properties cluster = new Properties();
-        try (InputStream in = Files.newInputStream(clusterFile)) {
-            cluster.load(in);
-        }
-        final String bootstrap = cluster.getProperty(ClusterOptions.BOOTSTRAP_KEY);
-        final String registry = cluster.getProperty(ClusterOptions.REGISTRY_KEY);
+        final RwmlProcesses.Cluster cluster = rwml.up("--run " + RUN);
+        final Child up = cluster.up();
+        final String bootstrap = cluster.bootstrap();
+        final String registry = cluster.registry();
 
-        runToEnd("env-pretrain", "env run --env alfworld --agents 2 --episodes 30 --seed 1");
-        runToEnd("model-init", "model init --run " + RUN + " --size tiny --steps 150");
+        rwml.runToEnd("env-pretrain", "env run --env alfworld --agents 2 --episodes 30 --seed 1");
+        rwml.runToEnd("model-init", "model init --run " + RUN + " --size tiny --steps 150");
         final Map<TopicPartition, Long> slice = endOffsets(bootstrap, TopicCatalog.TRANSITIONS);
 
         // The quick demo's settings: a d32 model needs partial credit (cosine 0.6) for its groups
         // to carry any advantage, and small groups and steps keep two cores busy for seconds.
         final Child predict =
-                start(
+                rwml.start(
                         "predict",
                         "predict --run "
                                 + RUN
                                 + " --set start.from=latest --set group.size=4"
                                 + " --set sampling.max.new.tokens=48 --set batch.size=4",
                         "--set",
-                        "state.dir=" + work.resolve("prediction-state"));
+                        "state.dir=" + rwml.work().resolve("prediction-state"));
         final Child reward = startReward("reward");
         final Child train =
-                start(
+                rwml.start(
                         "train",
                         "train --run "
                                 + RUN
@@ -172,7 +123,7 @@ class ByHandPipelineIT {
                     "the prediction stage commits its start at the end of the pretraining slice",
                     () -> running(stages) && committed(admin, PREDICTION_GROUP).equals(slice));
 
-            runToEnd(
+            rwml.runToEnd(
                     "env-rwml",
                     "env run --env alfworld --agents 2 --episodes 20 --seed 2 --policy epsilon");
             final long produced = sum(endOffsets(bootstrap, TopicCatalog.TRANSITIONS)) - sum(slice);
@@ -238,9 +189,10 @@ class ByHandPipelineIT {
 
     private Child startReward(final String name, final String... extra) throws IOException {
         final List<String> args =
-                new ArrayList<>(List.of("--set", "state.dir=" + work.resolve("reward-state")));
+                new ArrayList<>(
+                        List.of("--set", "state.dir=" + rwml.work().resolve("reward-state")));
         args.addAll(List.of(extra));
-        return start(
+        return rwml.start(
                 name,
                 "reward --run " + RUN + " --set reward.spec=TEXT=cosine:0.6",
                 args.toArray(String[]::new));
@@ -257,7 +209,7 @@ class ByHandPipelineIT {
                 .untilAsserted(
                         () -> {
                             final Child status =
-                                    runToEnd("status", "status --run " + RUN + " --json");
+                                    rwml.runToEnd("status", "status --run " + RUN + " --json");
                             final JsonNode json =
                                     new ObjectMapper().readTree(Files.readString(status.out()));
                             final Map<String, Long> lags = new HashMap<>();
@@ -279,76 +231,6 @@ class ByHandPipelineIT {
         final List<Long> versions = new ArrayList<>();
         json.get("versions").forEach(v -> versions.add(v.get("version").asLong()));
         assertThat(versions).as("versions in %s", json).contains(0L, 1L);
-    }
-
-    // ---- processes ----
-
-    /**
-     * Starts {@code ./rwml <commandLine> <more> --data-dir <data>}: the command line is split at
-     * spaces, {@code more} (paths) is passed as given.
-     */
-    private Child start(final String name, final String commandLine, final String... more)
-            throws IOException {
-        final List<String> command = new ArrayList<>();
-        command.add(root.resolve("rwml").toString());
-        command.addAll(List.of(commandLine.split(" ")));
-        command.addAll(List.of(more));
-        command.add("--data-dir");
-        command.add(data.toString());
-        final ProcessBuilder builder =
-                new ProcessBuilder(command)
-                        .directory(work.toFile())
-                        .redirectOutput(work.resolve(name + ".out").toFile())
-                        .redirectError(work.resolve(name + ".err").toFile());
-        // The JVM of this test, and none of a developer's RWML_* settings.
-        builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
-        builder.environment().keySet().removeIf(key -> key.startsWith("RWML_"));
-        final Child child =
-                new Child(
-                        name,
-                        builder.start(),
-                        work.resolve(name + ".out"),
-                        work.resolve(name + ".err"),
-                        // Where the command writes its library logs (it says so on stderr).
-                        work.resolve(".rwml/logs/" + command.get(1) + ".log"));
-        children.add(child);
-        return child;
-    }
-
-    private Child runToEnd(final String name, final String commandLine) throws Exception {
-        final Child child = start(name, commandLine);
-        assertExits(child, COMMAND, 0);
-        return child;
-    }
-
-    private static void assertExits(final Child child, final Duration within, final int code)
-            throws InterruptedException {
-        assertThat(child.process().waitFor(within.toSeconds(), TimeUnit.SECONDS))
-                .as("rwml %s ended within %s%s", child.name(), within, child.tails())
-                .isTrue();
-        assertThat(child.process().exitValue())
-                .as("exit code of rwml %s%s", child.name(), child.tails())
-                .isEqualTo(code);
-    }
-
-    /** True while the children run; a child that died fails the wait at once, with its output. */
-    private static boolean running(final Child... children) {
-        return running(List.of(children));
-    }
-
-    private static boolean running(final List<Child> children) {
-        for (final Child child : children) {
-            if (!child.process().isAlive()) {
-                // Not an AssertionError: untilAsserted would retry it until the time is up.
-                throw new IllegalStateException(
-                        "rwml "
-                                + child.name()
-                                + " exited with "
-                                + child.process().exitValue()
-                                + child.tails());
-            }
-        }
-        return true;
     }
 
     // ---- Kafka ----
@@ -424,15 +306,6 @@ class ByHandPipelineIT {
         }
     }
 
-    private static long committedRecords(final String bootstrap, final String topic) {
-        try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap)) {
-            final List<TopicPartition> partitions = partitions(consumer, topic);
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            return readToEnd(consumer, partitions, new ByteArrayDeserializer()).size();
-        }
-    }
-
     private static long latestVersion(
             final String bootstrap, final String registry, final RunTopics topics) {
         final Deserializer<ModelVersion> manifests =
@@ -445,73 +318,6 @@ class ByHandPipelineIT {
                     .mapToLong(ModelVersion::getVersion)
                     .max()
                     .orElse(-1);
-        }
-    }
-
-    private static Map<TopicPartition, Long> endOffsets(
-            final String bootstrap, final String topic) {
-        try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap)) {
-            return new HashMap<>(consumer.endOffsets(partitions(consumer, topic)));
-        }
-    }
-
-    private static long sum(final Map<TopicPartition, Long> offsets) {
-        return offsets.values().stream().mapToLong(Long::longValue).sum();
-    }
-
-    private static KafkaConsumer<byte[], byte[]> consumer(final String bootstrap) {
-        return TestClients.readCommittedConsumer(
-                bootstrap, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-    }
-
-    private static List<TopicPartition> partitions(
-            final KafkaConsumer<?, ?> consumer, final String topic) {
-        return consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-                .map(p -> new TopicPartition(topic, p.partition()))
-                .toList();
-    }
-
-    /** The values from each partition's position up to its end offset now (nulls skipped). */
-    private static <V> List<V> readToEnd(
-            final KafkaConsumer<byte[], byte[]> consumer,
-            final List<TopicPartition> partitions,
-            final Deserializer<V> values) {
-        final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
-        final List<V> read = new ArrayList<>();
-        final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (partitions.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
-            assertThat(System.nanoTime()).as("read up to %s in 30 s", ends).isLessThan(deadline);
-            for (final ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                if (r.value() != null) {
-                    read.add(values.deserialize(r.topic(), r.value()));
-                }
-            }
-        }
-        return read;
-    }
-
-    // ---- files ----
-
-    private static Path repositoryRoot() {
-        Path dir = Path.of("").toAbsolutePath();
-        while (dir != null && !Files.isRegularFile(dir.resolve("rwml"))) {
-            dir = dir.getParent();
-        }
-        assertThat(dir).as("a directory above the working directory holds ./rwml").isNotNull();
-        return dir;
-    }
-
-    private static String tail(final Path file) {
-        try {
-            if (!Files.exists(file)) {
-                return "(no " + file.getFileName() + ")";
-            }
-            final String text = Files.readString(file, StandardCharsets.UTF_8);
-            return text.length() <= TAIL_CHARS
-                    ? text
-                    : "..." + text.substring(text.length() - TAIL_CHARS);
-        } catch (IOException e) {
-            return "(unreadable: " + e.getMessage() + ")";
         }
     }
 }

@@ -1,0 +1,279 @@
+package dev.rwml.ops.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.rwml.ops.embedded.Directories;
+import dev.rwml.ops.embedded.TestClients;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.Deserializer;
+
+/**
+ * Runs {@code ./rwml} commands as child processes, as a user starts them, for the tests that check
+ * the stages each in its own process: one work directory under {@code target/<name>/} per test (it
+ * stays after the test for diagnosis), the children's output in {@code <child>.out} and {@code
+ * <child>.err}, whose tails assertion messages show; closing it kills every child still running.
+ */
+final class RwmlProcesses implements AutoCloseable {
+
+    /** Two slow cores also run the build: starting the broker and registry takes a while. */
+    static final Duration CLUSTER_START = Duration.ofMinutes(2);
+
+    /** The longest a command that ends by itself ({@code env run}, {@code model init}) may take. */
+    static final Duration COMMAND = Duration.ofMinutes(2);
+
+    private static final int TAIL_CHARS = 6_000;
+
+    private final List<Child> children = new ArrayList<>();
+    private final Path root;
+    private final Path work;
+    private final Path data;
+
+    /** A child process, the files its output goes to, and its log file once it writes one. */
+    record Child(String name, Process process, Path out, Path err, Path log) {
+
+        /** The tails of its stdout, stderr and log, for assertion messages. */
+        String tails() {
+            return "\n--- "
+                    + name
+                    + " stdout ---\n"
+                    + tail(out)
+                    + "\n--- "
+                    + name
+                    + " stderr ---\n"
+                    + tail(err)
+                    + (Files.exists(log) ? "\n--- " + log + " ---\n" + tail(log) : "");
+        }
+    }
+
+    /** The addresses a running {@code rwml up} wrote to its cluster file. */
+    record Cluster(Child up, String bootstrap, String registry) {}
+
+    /** A fresh work directory {@code target/<name>/} with an empty data directory. */
+    RwmlProcesses(final String name) throws IOException {
+        root = repositoryRoot();
+        assertThat(root.resolve("ops/cli/target/rwml.jar"))
+                .as("the packaged command (mvn package builds it before integration tests)")
+                .exists();
+        work = Path.of("target", name).toAbsolutePath();
+        Directories.deleteRecursively(work);
+        data = work.resolve("data");
+        Files.createDirectories(data);
+    }
+
+    /** The work directory: the children's working directory and where their output goes. */
+    Path work() {
+        return work;
+    }
+
+    /** The data directory every command gets as {@code --data-dir}. */
+    Path data() {
+        return data;
+    }
+
+    /** Starts {@code rwml up <args>} and waits until it has written the cluster's addresses. */
+    Cluster up(final String args) throws IOException {
+        final Child up = start("up", "up " + args);
+        final Path clusterFile = data.resolve(ClusterOptions.CLUSTER_FILE);
+        await("rwml up writes " + clusterFile)
+                .atMost(CLUSTER_START)
+                .pollInterval(Duration.ofMillis(500))
+                .until(() -> running(up) && Files.exists(clusterFile));
+        final Properties cluster = new Properties();
+        try (InputStream in = Files.newInputStream(clusterFile)) {
+            cluster.load(in);
+        }
+        return new Cluster(
+                up,
+                cluster.getProperty(ClusterOptions.BOOTSTRAP_KEY),
+                cluster.getProperty(ClusterOptions.REGISTRY_KEY));
+    }
+
+    /**
+     * Starts {@code ./rwml <commandLine> <more> --data-dir <data>}: the command line is split at
+     * spaces, {@code more} (paths, values with spaces) is passed as given.
+     */
+    Child start(final String name, final String commandLine, final String... more)
+            throws IOException {
+        final List<String> command = new ArrayList<>();
+        command.add(root.resolve("rwml").toString());
+        command.addAll(List.of(commandLine.split(" ")));
+        command.addAll(List.of(more));
+        command.add("--data-dir");
+        command.add(data.toString());
+        final ProcessBuilder builder =
+                new ProcessBuilder(command)
+                        .directory(work.toFile())
+                        .redirectOutput(work.resolve(name + ".out").toFile())
+                        .redirectError(work.resolve(name + ".err").toFile());
+        // The JVM of this test, and none of a developer's RWML_* settings.
+        builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        builder.environment().keySet().removeIf(key -> key.startsWith("RWML_"));
+        final Child child =
+                new Child(
+                        name,
+                        builder.start(),
+                        work.resolve(name + ".out"),
+                        work.resolve(name + ".err"),
+                        // Where the command writes its library logs (it says so on stderr).
+                        work.resolve(".rwml/logs/" + command.get(1) + ".log"));
+        children.add(child);
+        return child;
+    }
+
+    /** Runs a command that ends by itself and expects exit 0 within {@link #COMMAND}. */
+    Child runToEnd(final String name, final String commandLine) throws Exception {
+        final Child child = start(name, commandLine);
+        assertExits(child, COMMAND, 0);
+        return child;
+    }
+
+    /** Expects {@code child} to exit with {@code code} within {@code within}. */
+    static void assertExits(final Child child, final Duration within, final int code)
+            throws InterruptedException {
+        assertThat(child.process().waitFor(within.toSeconds(), TimeUnit.SECONDS))
+                .as("rwml %s ended within %s%s", child.name(), within, child.tails())
+                .isTrue();
+        assertThat(child.process().exitValue())
+                .as("exit code of rwml %s%s", child.name(), child.tails())
+                .isEqualTo(code);
+    }
+
+    /** True while the children run; a child that died fails the wait at once, with its output. */
+    static boolean running(final Child... children) {
+        return running(List.of(children));
+    }
+
+    /** True while the children run; a child that died fails the wait at once, with its output. */
+    static boolean running(final List<Child> children) {
+        for (final Child child : children) {
+            if (!child.process().isAlive()) {
+                // Not an AssertionError: untilAsserted would retry it until the time is up.
+                throw new IllegalStateException(
+                        "rwml "
+                                + child.name()
+                                + " exited with "
+                                + child.process().exitValue()
+                                + child.tails());
+            }
+        }
+        return true;
+    }
+
+    /** Kills every child still running (and what it started) and waits for them. */
+    @Override
+    public void close() {
+        for (final Child child : children) {
+            child.process().descendants().forEach(ProcessHandle::destroyForcibly);
+            child.process().destroyForcibly();
+        }
+        for (final Child child : children) {
+            try {
+                child.process().waitFor(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    // ---- Kafka, read as the stages read it ----
+
+    /** The committed records of {@code topic}, from its start. */
+    static long committedRecords(final String bootstrap, final String topic) {
+        return readCommitted(bootstrap, topic, new ByteArrayDeserializer()).size();
+    }
+
+    /** The committed values of {@code topic}, from its start up to its end offsets now. */
+    static <V> List<V> readCommitted(
+            final String bootstrap, final String topic, final Deserializer<V> values) {
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap)) {
+            final List<TopicPartition> partitions = partitions(consumer, topic);
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            return readToEnd(consumer, partitions, values);
+        }
+    }
+
+    /** The end offset of each partition of {@code topic} now. */
+    static Map<TopicPartition, Long> endOffsets(final String bootstrap, final String topic) {
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap)) {
+            return new HashMap<>(consumer.endOffsets(partitions(consumer, topic)));
+        }
+    }
+
+    /** The sum of offsets over partitions. */
+    static long sum(final Map<TopicPartition, Long> offsets) {
+        return offsets.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** A {@code read_committed} consumer of raw bytes. */
+    static KafkaConsumer<byte[], byte[]> consumer(final String bootstrap) {
+        return TestClients.readCommittedConsumer(
+                bootstrap, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    /** The partitions of {@code topic}. */
+    static List<TopicPartition> partitions(final KafkaConsumer<?, ?> consumer, final String topic) {
+        return consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+                .map(p -> new TopicPartition(topic, p.partition()))
+                .toList();
+    }
+
+    /** The values from each partition's position up to its end offset now (nulls skipped). */
+    static <V> List<V> readToEnd(
+            final KafkaConsumer<byte[], byte[]> consumer,
+            final List<TopicPartition> partitions,
+            final Deserializer<V> values) {
+        final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+        final List<V> read = new ArrayList<>();
+        final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (partitions.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
+            assertThat(System.nanoTime()).as("read up to %s in 30 s", ends).isLessThan(deadline);
+            for (final ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                if (r.value() != null) {
+                    read.add(values.deserialize(r.topic(), r.value()));
+                }
+            }
+        }
+        return read;
+    }
+
+    private static Path repositoryRoot() {
+        Path dir = Path.of("").toAbsolutePath();
+        while (dir != null && !Files.isRegularFile(dir.resolve("rwml"))) {
+            dir = dir.getParent();
+        }
+        assertThat(dir).as("a directory above the working directory holds ./rwml").isNotNull();
+        return dir;
+    }
+
+    private static String tail(final Path file) {
+        try {
+            if (!Files.exists(file)) {
+                return "(no " + file.getFileName() + ")";
+            }
+            final String text = Files.readString(file, StandardCharsets.UTF_8);
+            return text.length() <= TAIL_CHARS
+                    ? text
+                    : "..." + text.substring(text.length() - TAIL_CHARS);
+        } catch (IOException e) {
+            return "(unreadable: " + e.getMessage() + ")";
+        }
+    }
+}
