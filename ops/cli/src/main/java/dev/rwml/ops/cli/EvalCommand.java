@@ -40,7 +40,7 @@ import picocli.CommandLine.Spec;
                     + " Kafka) or read from a JSONL file of recorded episodes: pass rate at the"
                     + " run's training reward spec, at a strict threshold (> 0.9), exact match and"
                     + " mean similarity, overall, per task type and per next-state kind, each with"
-                    + " a 95% bootstrap interval over transitions.",
+                    + " a 95%% bootstrap interval over transitions.",
             "Drift per model from its run's version 0: the fraction of changed parameters"
                     + " (|w' - w| > 1e-3 max(|w|, |w'|)), KL(model || base) per token and"
                     + " perplexity on held-out ALFWorld and tau2 text.",

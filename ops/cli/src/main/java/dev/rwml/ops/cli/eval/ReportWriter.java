@@ -49,6 +49,15 @@ public final class ReportWriter {
                 final EvalReport.SetResult r = m.sets().get(s);
                 rows.add(row(m.label(), r.all()));
             }
+            final int index = s;
+            if (report.models().stream().allMatch(m -> m.sets().get(index).transitions() == 0)) {
+                out.println(
+                        set
+                                + ": no transition's prompt fits the models' context ("
+                                + report.models().get(0).sets().get(s).skipped()
+                                + " left out); nothing to score");
+                continue;
+            }
             out.println(set + (skippedNote(report, s)));
             print(rows, out, "  ");
             breakdown(report, s, "task type", true, out);

@@ -9,10 +9,10 @@ import dev.rwml.worldmodel.WorldModel;
 import dev.rwml.worldmodel.model.Masks;
 import dev.rwml.worldmodel.model.SequenceBatch;
 import dev.rwml.worldmodel.model.TransformerLM;
-import dev.rwml.worldmodel.prompt.Prompt;
 import dev.rwml.worldmodel.prompt.PromptFormat;
 import dev.rwml.worldmodel.prompt.PromptView;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -27,8 +27,10 @@ public final class TextDrift {
     private TextDrift() {}
 
     /**
-     * The (prompt, target) token pairs of transitions under a model's tokenizer and context; pairs
-     * that cannot fit are left out, as the base model's SFT leaves them out.
+     * The (prompt, target) token pairs of transitions under a model's tokenizer and context. Text
+     * of another environment is often longer than the context (a household tokenizer spends many
+     * tokens on JSON), so instead of leaving such text out, a target keeps at most half the context
+     * and the prompt keeps its last tokens that fit beside it.
      */
     public static List<SequenceBatch.Pair> pairs(
             final List<Transition> transitions, final WorldModel model) {
@@ -36,14 +38,17 @@ public final class TextDrift {
         final int maxContext = model.config().maxContext();
         final List<SequenceBatch.Pair> out = new ArrayList<>();
         for (final Transition t : transitions) {
-            final int[] target = model.tokenizer().encode(PromptFormat.target(t));
-            if (target.length >= maxContext) {
-                continue;
+            int[] target = model.tokenizer().encode(PromptFormat.target(t));
+            if (target.length > maxContext / 2) {
+                target = Arrays.copyOf(target, maxContext / 2);
             }
-            final Prompt prompt =
-                    format.build(PromptView.of(t), model.tokenizer(), maxContext - target.length);
-            if (prompt.fits() && prompt.tokenIds().length > 0) {
-                out.add(new SequenceBatch.Pair(prompt.tokenIds(), target));
+            final int[] prompt = model.tokenizer().encode(format.text(PromptView.of(t)));
+            final int keep = Math.min(prompt.length, maxContext - target.length);
+            if (keep > 0 && target.length > 0) {
+                out.add(
+                        new SequenceBatch.Pair(
+                                Arrays.copyOfRange(prompt, prompt.length - keep, prompt.length),
+                                target));
             }
         }
         return out;
