@@ -16,6 +16,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -276,7 +277,7 @@ public final class HfDecoder implements AutoCloseable {
      * and a head stored beside tied embeddings (the tie wins, as in HF).
      */
     private static Set<String> ignorable(final HfConfig config, final MappedSafetensors weights) {
-        final java.util.HashSet<String> ignored = new java.util.HashSet<>();
+        final Set<String> ignored = new HashSet<>();
         for (final String name : weights.entries().keySet()) {
             if (name.endsWith(".self_attn.rotary_emb.inv_freq")) {
                 ignored.add(name);

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -96,7 +97,7 @@ public final class HfTokenizer implements AutoCloseable {
                 return List.of();
             }
             if (eos.isArray()) {
-                final java.util.ArrayList<Integer> ids = new java.util.ArrayList<>();
+                final List<Integer> ids = new ArrayList<>();
                 eos.forEach(n -> ids.add(n.asInt()));
                 return ids;
             }

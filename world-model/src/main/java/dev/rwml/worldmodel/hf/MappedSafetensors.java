@@ -19,6 +19,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -122,8 +123,7 @@ public final class MappedSafetensors implements AutoCloseable {
         final Path index = fileOrDirectory.resolve(INDEX_FILE);
         if (Files.isRegularFile(index)) {
             final Map<String, Path> weightMap = readIndex(index);
-            final List<Path> shards =
-                    new ArrayList<>(new java.util.LinkedHashSet<>(weightMap.values()));
+            final List<Path> shards = new ArrayList<>(new LinkedHashSet<>(weightMap.values()));
             return openFiles(shards, weightMap, chunkBytes);
         }
         final Path single = fileOrDirectory.resolve(SINGLE_FILE);

@@ -3,9 +3,12 @@ package dev.rwml.worldmodel.hf;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.rwml.worldmodel.DjlRuntime;
+import dev.rwml.worldmodel.model.Masks;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -81,6 +84,47 @@ class HfDecoderFixtureTest {
         LOG.info("{}: reference max |logit - golden| {}", fixture, worst);
         // the golden values are rounded to 6 significant digits, the largest |logit| is about 1
         assertThat(worst).isLessThan(1e-5);
+    }
+
+    /** Rows of different lengths left-padded in one batch, as the generator lays prompts. */
+    @ParameterizedTest
+    @ValueSource(strings = {"qwen2-tiny", "llama-tiny"})
+    void shouldGiveLeftPaddedRowsTheirOwnLogits(final String fixture) {
+        final JsonNode expected = HfFixtures.expected(fixture);
+        final int[] shortRow = ints(expected.get("sequences").get(1));
+        final int[] longRow = Arrays.copyOf(ints(expected.get("sequences").get(2)), 12);
+        final int length = longRow.length;
+        final int pad = length - shortRow.length;
+        final long[] ids = new long[2 * length];
+        final long[] positions = new long[2 * length];
+        for (int t = 0; t < length; t++) {
+            ids[t] = t < pad ? 0 : shortRow[t - pad];
+            positions[t] = Math.max(0, t - pad);
+            ids[length + t] = longRow[t];
+            positions[length + t] = t;
+        }
+        final boolean grad = DjlRuntime.setGradMode(false);
+        try (NDManager manager = DjlRuntime.newManager();
+                HfDecoder model = HfDecoder.load(HfFixtures.checkpoint(fixture), manager)) {
+            final int vocab = model.config().vocabSize();
+            final float[] logits =
+                    model.forward(
+                                    manager.create(ids, new Shape(2, length)),
+                                    manager.create(positions, new Shape(2, length)),
+                                    Masks.causalLeftPadded(manager, new int[] {pad, 0}, length),
+                                    null)
+                            .toFloatArray();
+            final float[] shortLogits = Arrays.copyOfRange(logits, pad * vocab, length * vocab);
+            final float[] longLogits =
+                    Arrays.copyOfRange(logits, length * vocab, 2 * length * vocab);
+            final double[][] goldenLong =
+                    Arrays.copyOf(doubles(expected.get("logits").get(2)), length);
+            assertThat(LogitChecks.maxAbsDiff(shortLogits, doubles(expected.get("logits").get(1))))
+                    .isLessThan(TOLERANCE);
+            assertThat(LogitChecks.maxAbsDiff(longLogits, goldenLong)).isLessThan(TOLERANCE);
+        } finally {
+            DjlRuntime.setGradMode(grad);
+        }
     }
 
     static Map<String, float[]> readAll(final Path dir) {
