@@ -101,7 +101,7 @@ class ByHandPipelineIT {
                         "predict",
                         "predict --run "
                                 + RUN
-                                + " --set start.from=latest --set group.size=4"
+                                + " --set group.size=4"
                                 + " --set sampling.max.new.tokens=48 --set batch.size=4",
                         "--set",
                         "state.dir=" + rwml.work().resolve("prediction-state"));
@@ -117,7 +117,8 @@ class ByHandPipelineIT {
 
         try (Admin admin =
                 Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            // start.from=latest is committed when the stage starts, so no transition produced
+            // start.from=after-base (the default) is committed when the stage starts: the end of
+            // version 0's lineage, the pretraining slice. So no transition produced
             // after this is skipped, and `rwml status` does not count the slice as its lag.
             awaitStageStart(
                     "the prediction stage commits its start at the end of the pretraining slice",
