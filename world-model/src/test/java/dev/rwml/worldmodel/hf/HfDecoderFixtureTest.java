@@ -1,15 +1,18 @@
 package dev.rwml.worldmodel.hf;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.rwml.worldmodel.DjlRuntime;
 import dev.rwml.worldmodel.model.Masks;
+import dev.rwml.worldmodel.model.SequenceBatch;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -122,6 +125,48 @@ class HfDecoderFixtureTest {
             assertThat(LogitChecks.maxAbsDiff(shortLogits, doubles(expected.get("logits").get(1))))
                     .isLessThan(TOLERANCE);
             assertThat(LogitChecks.maxAbsDiff(longLogits, goldenLong)).isLessThan(TOLERANCE);
+        } finally {
+            DjlRuntime.setGradMode(grad);
+        }
+    }
+
+    /** What the scorer and the trainer read: next-token log-probs and the largest |logit|. */
+    @ParameterizedTest
+    @ValueSource(strings = {"qwen2-tiny", "llama-tiny"})
+    void shouldScoreTokensAsTheGoldenLogitsDo(final String fixture) {
+        final JsonNode expected = HfFixtures.expected(fixture);
+        final int[] seq = ints(expected.get("sequences").get(2));
+        final double[][] golden = doubles(expected.get("logits").get(2));
+        final SequenceBatch batch =
+                SequenceBatch.of(
+                        List.of(
+                                new SequenceBatch.Pair(
+                                        new int[] {seq[0]},
+                                        Arrays.copyOfRange(seq, 1, seq.length))),
+                        0,
+                        seq.length);
+        final boolean grad = DjlRuntime.setGradMode(false);
+        try (NDManager manager = DjlRuntime.newManager();
+                HfDecoder model = HfDecoder.load(HfFixtures.checkpoint(fixture), manager)) {
+            final float[] logProbs = model.tokenLogProbs(manager, batch).toFloatArray();
+            double maxAbs = 0;
+            for (int t = 0; t < seq.length - 1; t++) {
+                double max = Double.NEGATIVE_INFINITY;
+                for (final double v : golden[t]) {
+                    max = Math.max(max, v);
+                }
+                double sum = 0;
+                for (final double v : golden[t]) {
+                    sum += Math.exp(v - max);
+                    maxAbs = Math.max(maxAbs, Math.abs(v));
+                }
+                final double want = golden[t][seq[t + 1]] - max - Math.log(sum);
+                assertThat((double) logProbs[t]).isCloseTo(want, within(TOLERANCE));
+            }
+            for (final double v : golden[seq.length - 1]) {
+                maxAbs = Math.max(maxAbs, Math.abs(v));
+            }
+            assertThat(model.maxAbsLogit(manager, batch)).isCloseTo(maxAbs, within(TOLERANCE));
         } finally {
             DjlRuntime.setGradMode(grad);
         }
