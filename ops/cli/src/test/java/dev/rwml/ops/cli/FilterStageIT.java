@@ -8,6 +8,8 @@ import static dev.rwml.ops.cli.RwmlProcesses.sum;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.rwml.events.Difficulty;
 import dev.rwml.events.PredictionGroup;
 import dev.rwml.events.Transition;
@@ -19,7 +21,9 @@ import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicCatalog;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -182,6 +186,28 @@ class FilterStageIT {
         System.out.printf(
                 "FilterStageIT: %d transitions judged, %d easy (%d kept), %d passed on%n",
                 verdicts.size(), easy.size(), easyKept, keptIds.size());
+
+        final JsonNode status =
+                new ObjectMapper()
+                        .readTree(
+                                Files.readString(
+                                        rwml.runToEnd("status", "status --run " + RUN + " --json")
+                                                .out()));
+        assertThat(status.get("filter").get("judged").asLong()).isEqualTo(produced);
+        assertThat(status.get("filter").get("easy").asLong()).isEqualTo(easy.size());
+        final Map<String, JsonNode> lags = new HashMap<>();
+        status.get("stages").forEach(stage -> lags.put(stage.get("stage").asText(), stage));
+        assertThat(lags.get("filter").get("lagByTopic").get(TopicCatalog.TRANSITIONS).asLong())
+                .isZero();
+        assertThat(lags.get("prediction").get("lagByTopic").has(TopicCatalog.TRANSITIONS))
+                .as("the prediction stage is measured against what it reads: %s", status)
+                .isFalse();
+        assertThat(
+                        lags.get("prediction")
+                                .get("lagByTopic")
+                                .get(topics.curriculum().name())
+                                .asLong())
+                .isZero();
 
         stages.forEach(stage -> stage.process().destroy());
         for (final Child stage : stages) {

@@ -3,6 +3,7 @@ package dev.rwml.ops.cli.status;
 import dev.rwml.events.Difficulty;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.RewardedGroup;
+import dev.rwml.events.TransitionDifficulty;
 import dev.rwml.ops.cli.dlq.DeadLetterStore;
 import dev.rwml.ops.cli.status.RunStatus.StageLag;
 import dev.rwml.runtime.StageName;
@@ -66,8 +67,17 @@ public final class RunObserver implements AutoCloseable {
      * @param name the stage
      * @param groupId its consumer group or Streams application id
      * @param inputTopics the topics whose ends the group is measured against, main input first
+     * @param readsOneInput the stage reads one of {@code inputTopics}, set by its configuration
+     *     (the prediction stage: transitions, or the filter's curriculum): measured against the
+     *     ones its group committed on, the first while it committed none
+     * @param optional a stage a run may not use (the filter): left out until its group commits
      */
-    public record Stage(StageName name, String groupId, List<String> inputTopics) {
+    public record Stage(
+            StageName name,
+            String groupId,
+            List<String> inputTopics,
+            boolean readsOneInput,
+            boolean optional) {
 
         /** Copies the topics. */
         public Stage {
@@ -78,7 +88,18 @@ public final class RunObserver implements AutoCloseable {
         public static List<Stage> defaults(final String run) {
             final RunTopics topics = TopicCatalog.defaults().run(run);
             return List.of(
-                    of(run, StageName.PREDICTION, TopicCatalog.TRANSITIONS),
+                    new Stage(
+                            StageName.FILTER,
+                            StageName.FILTER.groupId(run),
+                            List.of(TopicCatalog.TRANSITIONS),
+                            false,
+                            true),
+                    new Stage(
+                            StageName.PREDICTION,
+                            StageName.PREDICTION.groupId(run),
+                            List.of(TopicCatalog.TRANSITIONS, topics.curriculum().name()),
+                            true,
+                            false),
                     // The join reads both; either side falling behind holds groups back.
                     of(
                             run,
@@ -89,12 +110,27 @@ public final class RunObserver implements AutoCloseable {
         }
 
         private static Stage of(final String run, final StageName name, final String... inputs) {
-            return new Stage(name, name.groupId(run), List.of(inputs));
+            return new Stage(name, name.groupId(run), List.of(inputs), false, false);
         }
 
         /** This stage under another group id (a stage started with its own application.id). */
         public Stage withGroupId(final String id) {
-            return new Stage(name, id, inputTopics);
+            return new Stage(name, id, inputTopics, readsOneInput, optional);
+        }
+    }
+
+    /**
+     * What the filter stage judged: its verdicts on {@code rwml.<run>.difficulty}.
+     *
+     * @param judged transitions judged
+     * @param easy judged easy (kept or not)
+     * @param kept passed on to the curriculum
+     */
+    public record FilterCounts(long judged, long easy, long kept) {
+
+        /** The fraction judged easy, 0 before any verdict. */
+        public double easyFraction() {
+            return judged == 0 ? 0 : (double) easy / judged;
         }
     }
 
@@ -147,6 +183,7 @@ public final class RunObserver implements AutoCloseable {
      * @param versions committed versions by number
      * @param passRates pass rate by the behaviour version that generated the groups
      * @param committedRecords records read so far (read_committed) per topic read
+     * @param filter the filter stage's verdicts so far
      */
     public record Observation(
             Instant at,
@@ -154,7 +191,8 @@ public final class RunObserver implements AutoCloseable {
             List<StageLag> stages,
             SortedMap<Long, ModelVersion> versions,
             SortedMap<Long, PassRate> passRates,
-            Map<String, Long> committedRecords) {
+            Map<String, Long> committedRecords,
+            FilterCounts filter) {
 
         /** Copies everything. */
         public Observation {
@@ -189,6 +227,10 @@ public final class RunObserver implements AutoCloseable {
     private final Admin admin;
     private final EventSerde<ModelVersion> versionSerde;
     private final EventSerde<RewardedGroup> rewardSerde;
+    private final EventSerde<TransitionDifficulty> difficultySerde;
+    private long judged;
+    private long judgedEasy;
+    private long judgedKept;
     private final Map<String, TopicTail> tails = new LinkedHashMap<>();
     private final TreeMap<Long, ModelVersion> versions = new TreeMap<>();
     private final TreeMap<Long, PassRate> passRates = new TreeMap<>();
@@ -211,11 +253,14 @@ public final class RunObserver implements AutoCloseable {
                                 Map.of(AdminClientConfig.CLIENT_ID_CONFIG, clientId("admin"))));
         this.versionSerde = topics.models().valueSerde(connection.registryConfig());
         this.rewardSerde = topics.rewards().valueSerde(connection.registryConfig());
+        this.difficultySerde = topics.difficulty().valueSerde(connection.registryConfig());
     }
 
     private static List<String> watchedTopics(final String run, final RunTopics topics) {
         final List<String> watched = new ArrayList<>();
         watched.add(TopicCatalog.TRANSITIONS);
+        watched.add(topics.difficulty().name());
+        watched.add(topics.curriculum().name());
         watched.add(topics.predictions().name());
         watched.add(topics.rewards().name());
         watched.add(topics.models().name());
@@ -243,9 +288,16 @@ public final class RunObserver implements AutoCloseable {
         final Map<TopicPartition, long[]> offsets = offsets(existing);
         final List<StageLag> lags = new ArrayList<>();
         for (final Stage stage : stages) {
-            lags.add(lag(stage, offsets));
+            final StageLag lag = lag(stage, offsets);
+            if (lag.started() || !stage.optional()) {
+                lags.add(lag);
+            }
         }
-        for (final String topic : List.of(topics.models().name(), topics.rewards().name())) {
+        for (final String topic :
+                List.of(
+                        topics.models().name(),
+                        topics.rewards().name(),
+                        topics.difficulty().name())) {
             if (existing.contains(topic)) {
                 tail(topic);
             }
@@ -266,7 +318,14 @@ public final class RunObserver implements AutoCloseable {
         }
         final Map<String, Long> records = new LinkedHashMap<>();
         tails.forEach((topic, tail) -> records.put(topic, tail.records));
-        return new Observation(now, sums, lags, versions, passRates, records);
+        return new Observation(
+                now,
+                sums,
+                lags,
+                versions,
+                passRates,
+                records,
+                new FilterCounts(judged, judgedEasy, judgedKept));
     }
 
     /**
@@ -337,7 +396,7 @@ public final class RunObserver implements AutoCloseable {
                         admin.listConsumerGroupOffsets(stage.groupId())
                                 .partitionsToOffsetAndMetadata());
         final Map<String, Long> byTopic = new LinkedHashMap<>();
-        for (final String topic : stage.inputTopics()) {
+        for (final String topic : measured(stage, committed)) {
             long behind = 0;
             for (final Map.Entry<TopicPartition, long[]> e : offsets.entrySet()) {
                 if (!e.getKey().topic().equals(topic)) {
@@ -353,6 +412,22 @@ public final class RunObserver implements AutoCloseable {
         return new StageLag(stage.name().id(), stage.groupId(), byTopic, !committed.isEmpty());
     }
 
+    /** The input topics {@code stage} is measured against, given what its group committed. */
+    private static List<String> measured(
+            final Stage stage, final Map<TopicPartition, OffsetAndMetadata> committed) {
+        if (!stage.readsOneInput()) {
+            return stage.inputTopics();
+        }
+        final List<String> read =
+                stage.inputTopics().stream()
+                        .filter(
+                                t ->
+                                        committed.keySet().stream()
+                                                .anyMatch(tp -> tp.topic().equals(t)))
+                        .toList();
+        return read.isEmpty() ? stage.inputTopics().subList(0, 1) : read;
+    }
+
     /** The tail of {@code topic}, opened on first use; null while the topic has no partitions. */
     private TopicTail tail(final String topic) {
         TopicTail tail = tails.get(topic);
@@ -360,7 +435,11 @@ public final class RunObserver implements AutoCloseable {
             final Consumer<ConsumerRecord<byte[], byte[]>> handler =
                     topic.equals(topics.models().name())
                             ? this::onVersion
-                            : topic.equals(topics.rewards().name()) ? this::onReward : r -> {};
+                            : topic.equals(topics.rewards().name())
+                                    ? this::onReward
+                                    : topic.equals(topics.difficulty().name())
+                                            ? this::onVerdict
+                                            : r -> {};
             tail = TopicTail.open(consumer(topic), topic, handler);
             if (tail != null) {
                 tails.put(topic, tail);
@@ -404,6 +483,23 @@ public final class RunObserver implements AutoCloseable {
         }
     }
 
+    private void onVerdict(final ConsumerRecord<byte[], byte[]> r) {
+        try {
+            final TransitionDifficulty v =
+                    difficultySerde.deserializer().deserialize(r.topic(), r.value());
+            judged++;
+            judgedEasy += v.getDifficulty() == Difficulty.EASY ? 1 : 0;
+            judgedKept += v.getKept() ? 1 : 0;
+        } catch (RuntimeException e) {
+            LOG.debug(
+                    "Skipping undecodable verdict at {}-{}@{}",
+                    r.topic(),
+                    r.partition(),
+                    r.offset(),
+                    e);
+        }
+    }
+
     private KafkaConsumer<byte[], byte[]> consumer(final String topic) {
         final Map<String, Object> c =
                 connection.kafkaConfig(
@@ -440,6 +536,7 @@ public final class RunObserver implements AutoCloseable {
         tails.clear();
         versionSerde.close();
         rewardSerde.close();
+        difficultySerde.close();
         admin.close(Duration.ofSeconds(5));
     }
 

@@ -18,6 +18,7 @@ import java.util.TreeMap;
  * @param versions the published versions, oldest first
  * @param topics record counts and rates of the run's topics
  * @param deadLetters dead-letter topics with counts and the latest letters
+ * @param filter what the filter stage judged; null when the run has no verdicts
  */
 public record RunStatus(
         String run,
@@ -25,7 +26,8 @@ public record RunStatus(
         List<StageLag> stages,
         List<VersionInfo> versions,
         List<TopicRate> topics,
-        List<DeadLetterSummary> deadLetters) {
+        List<DeadLetterSummary> deadLetters,
+        RunObserver.FilterCounts filter) {
 
     public RunStatus {
         stages = List.copyOf(stages);
@@ -37,7 +39,7 @@ public record RunStatus(
     /**
      * How far one stage's consumer group is behind the end of its input topics.
      *
-     * @param stage prediction, reward or trainer
+     * @param stage filter, prediction, reward or trainer
      * @param groupId the consumer group (the Streams application id for Streams stages)
      * @param lagByTopic records not yet consumed, per input topic
      * @param started whether the group has committed any offset (else lag counts from the log

@@ -63,7 +63,13 @@ public final class StatusCollector implements AutoCloseable {
         previousEnds = ends;
         previousNanos = nanos;
         return new RunStatus(
-                run, o.at(), o.stages(), versionInfos(o), rates, deadLetterSummaries(o));
+                run,
+                o.at(),
+                o.stages(),
+                versionInfos(o),
+                rates,
+                deadLetterSummaries(o),
+                o.filter().judged() == 0 ? null : o.filter());
     }
 
     private static List<VersionInfo> versionInfos(final Observation o) {

@@ -72,6 +72,17 @@ public final class StatusReport {
                                     .collect(Collectors.joining(" "))));
         }
         table(out, stages);
+        if (status.filter() != null) {
+            out.append(
+                    String.format(
+                            Locale.ROOT,
+                            "filter: %d transitions judged, %d easy (%.1f%%), %d passed on to the"
+                                    + " curriculum%n",
+                            status.filter().judged(),
+                            status.filter().easy(),
+                            100 * status.filter().easyFraction(),
+                            status.filter().kept()));
+        }
         out.append('\n');
         if (status.versions().isEmpty()) {
             out.append("versions: none published yet (run `rwml model init` for version 0)\n");

@@ -75,6 +75,7 @@ final class StatusFixtures {
                                                 "UNKNOWN_SCHEMA",
                                                 "rwml.transitions/2/17",
                                                 T0.plusSeconds(5),
-                                                "schema id 99 is not registered")))));
+                                                "schema id 99 is not registered")))),
+                new RunObserver.FilterCounts(112, 60, 83));
     }
 }

@@ -65,5 +65,14 @@ class StatusReportTest {
                 .isEqualTo(42);
         assertThat(json.get("deadLetters").get(0).get("latest").get(0).get("reason").asText())
                 .isEqualTo("UNKNOWN_SCHEMA");
+        assertThat(json.get("filter").get("easy").asLong()).isEqualTo(60);
+    }
+
+    @Test
+    void shouldShowTheEasyFractionTheFilterStageMeasured() {
+        assertThat(StatusReport.text(StatusFixtures.sample()))
+                .contains(
+                        "filter: 112 transitions judged, 60 easy (53.6%), 83 passed on to the"
+                                + " curriculum");
     }
 }
