@@ -74,10 +74,13 @@ class StatusCommandIT {
                 topics.models().name(),
                 versions);
         final Map<String, RewardedGroup> groups = new LinkedHashMap<>();
-        // Version 1 generated four groups with pass rates 0.25, 0.5, 0.5, 0.75: mean 0.5.
+        // Version 1 generated four groups with pass rates 0.25, 0.5, 0.5, 0.75: mean 0.5; the
+        // first 1.5 s after it was published (T0 + 40 s), the others a second apart.
         final double[] v1 = {0.25, 0.5, 0.5, 0.75};
         for (int i = 0; i < v1.length; i++) {
-            groups.put("alfworld/e1/" + i, RunFixtures.rewarded(RUN, "alfworld/e1/" + i, 1, v1[i]));
+            final RewardedGroup g = RunFixtures.rewarded(RUN, "alfworld/e1/" + i, 1, v1[i]);
+            g.setGeneratedAt(T0.plusMillis(41_500 + 1000L * (v1.length - 1 - i)));
+            groups.put("alfworld/e1/" + i, g);
         }
         groups.put("alfworld/e2/0", RunFixtures.rewarded(RUN, "alfworld/e2/0", 2, 0.625));
         RunFixtures.send(
@@ -168,6 +171,8 @@ class StatusCommandIT {
         assertThat(v1.get("trainedGroupsPerSecond").asDouble()).isEqualTo(0.5);
         assertThat(versions.get(0).get("trainedGroupsPerSecond").isNull()).isTrue();
         assertThat(versions.get(3).get("generatedPassRate").isNull()).isTrue();
+        assertThat(v1.get("servedAfterSeconds").asDouble()).isEqualTo(1.5);
+        assertThat(versions.get(3).get("servedAfterSeconds").isNull()).isTrue();
     }
 
     @Test

@@ -141,8 +141,11 @@ public final class RunObserver implements AutoCloseable {
      * @param passRateSum their pass rates added up
      * @param kept groups kept for training
      * @param easy groups the too-easy filter judged easy (kept or not)
+     * @param firstGeneratedAt when the earliest of them was generated: the version's first
+     *     prediction
      */
-    public record PassRate(long groups, double passRateSum, long kept, long easy) {
+    public record PassRate(
+            long groups, double passRateSum, long kept, long easy, Instant firstGeneratedAt) {
 
         /** The mean pass rate, 0 without groups. */
         public double mean() {
@@ -154,7 +157,10 @@ public final class RunObserver implements AutoCloseable {
                     groups + other.groups,
                     passRateSum + other.passRateSum,
                     kept + other.kept,
-                    easy + other.easy);
+                    easy + other.easy,
+                    firstGeneratedAt.isBefore(other.firstGeneratedAt)
+                            ? firstGeneratedAt
+                            : other.firstGeneratedAt);
         }
     }
 
@@ -471,7 +477,8 @@ public final class RunObserver implements AutoCloseable {
                             1,
                             g.getStats().getPassRate(),
                             g.getKept() ? 1 : 0,
-                            g.getDifficulty() == Difficulty.EASY ? 1 : 0),
+                            g.getDifficulty() == Difficulty.EASY ? 1 : 0,
+                            g.getGeneratedAt()),
                     PassRate::plus);
         } catch (RuntimeException e) {
             LOG.debug(

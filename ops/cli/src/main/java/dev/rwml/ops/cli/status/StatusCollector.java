@@ -99,7 +99,14 @@ public final class StatusCollector implements AutoCloseable {
                             finite(v.getMetrics()),
                             rewarded,
                             rewarded == 0 ? null : generated.mean(),
-                            rewarded == 0 ? 0 : generated.easy()));
+                            rewarded == 0 ? 0 : generated.easy(),
+                            rewarded == 0
+                                    ? null
+                                    : Duration.between(
+                                                            v.getCreatedAt(),
+                                                            generated.firstGeneratedAt())
+                                                    .toMillis()
+                                            / 1e3));
         }
         return infos;
     }

@@ -99,6 +99,7 @@ public final class StatusReport {
                             "TRAIN PASS",
                             "GEN PASS",
                             "EASY",
+                            "SERVED",
                             "LOSS",
                             "KL"));
             final List<VersionInfo> all = status.versions();
@@ -121,6 +122,7 @@ public final class StatusReport {
                                                 v.generatedPassRate(),
                                                 v.rewardedGroups()),
                                 v.rewardedGroups() == 0 ? "-" : Long.toString(v.easyGroups()),
+                                number(v.servedAfterSeconds(), "%.1fs"),
                                 number(v.metrics().get("loss"), "%.4f"),
                                 number(v.metrics().get("kl"), "%.4f")));
             }
@@ -134,7 +136,8 @@ public final class StatusReport {
             table(out, versions);
             out.append(
                     "(TRAIN PASS: pass rate of the groups trained into the version; GEN PASS: of"
-                            + " the groups it generated, with their count)\n");
+                            + " the groups it generated, with their count; SERVED: from its"
+                            + " publication to its first prediction)\n");
         }
         out.append('\n');
         final List<List<String>> topics = new ArrayList<>();

@@ -48,7 +48,8 @@ final class StatusFixtures {
                                 Map.of("loss", 2.5),
                                 10,
                                 0.25,
-                                2),
+                                2,
+                                null),
                         new VersionInfo(
                                 1,
                                 0L,
@@ -60,7 +61,8 @@ final class StatusFixtures {
                                 Map.of("passRate", 0.375, "loss", 0.0123, "kl", 0.0004),
                                 0,
                                 null,
-                                0)),
+                                0,
+                                0.8)),
                 List.of(
                         new TopicRate("rwml.transitions", true, 500, 500, 12.5),
                         new TopicRate("rwml.exp1.models", false, 0, 0, null)),
