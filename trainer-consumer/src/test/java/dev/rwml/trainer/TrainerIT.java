@@ -505,6 +505,36 @@ class TrainerIT {
                 .contains("does not fit the model's context of 256 tokens");
     }
 
+    @Test
+    void shouldDeadLetterAGroupClaimingAVersionThisRunNeverPublished() throws Exception {
+        final String run = newRun();
+        final Ledger ledger = new Ledger();
+        final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        final RewardedGroup future =
+                RewardedGroup.newBuilder(Groups.group("future/0/0", 99, 4, vocab))
+                        .setRun(run)
+                        .setGeneratingRun(run)
+                        .build();
+        final List<RewardedGroup> first = new ArrayList<>(List.of(future));
+        first.addAll(groups("a", 4, 0));
+        try (KafkaProducer<String, byte[]> p =
+                        TrainerFixture.rewardsProducer(KAFKA.bootstrapServers());
+                TrainerLoop loop = loop(config(run, Map.of()), meters, ledger)) {
+            TrainerFixture.send(KAFKA.schemaRegistryUrl(), run, p, first);
+            final CompletableFuture<Long> done = start(loop);
+            await().atMost(WAIT).until(() -> ledger.versions.size() == 1 || done.isDone());
+            assertThat(done).as("the trainer keeps running").isNotDone();
+            loop.close();
+            done.get();
+        }
+        assertThat(ledger.trained).contains("a/3/0").doesNotContain("future/0/0");
+        assertThat(deadLetterMessages(run))
+                .singleElement()
+                .asString()
+                .contains("negative staleness")
+                .contains("version 99 of run " + run);
+    }
+
     /**
      * The committed dead letters of the run as text: their Avro strings (the error message among
      * them) are UTF-8 in the record bytes.
