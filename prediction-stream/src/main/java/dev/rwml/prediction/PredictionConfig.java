@@ -68,7 +68,7 @@ public record PredictionConfig(
                     StageName.PREDICTION, PredictionConfig::define, List.of(STREAMS_PREFIX));
 
     private static void define(final ConfigDef def) {
-        StreamsLifecycle.defineStreamThreads(def)
+        StartPosition.define(StreamsLifecycle.defineStreamThreads(def))
                 .define(
                         "application.id",
                         Type.STRING,
@@ -83,15 +83,6 @@ public record PredictionConfig(
                         Importance.HIGH,
                         "transitions (rwml.transitions, every transition) or curriculum"
                                 + " (rwml.<run>.curriculum: what the filter stage kept).")
-                .define(
-                        "start.from",
-                        Type.STRING,
-                        "after-base",
-                        (name, value) -> StartPosition.parse(value.toString()),
-                        Importance.HIGH,
-                        "after-base (per partition, the end of what version 0 was trained on),"
-                                + " earliest, latest, an ISO-8601 instant or epoch millis (a new"
-                                + " consumer group only; an existing one resumes).")
                 .define(
                         "stop.at",
                         Type.STRING,
@@ -208,7 +199,7 @@ public record PredictionConfig(
         return new PredictionConfig(
                 s,
                 appId.isBlank() ? StageName.PREDICTION.groupId(run) : appId,
-                StartPosition.parse(s.getString("start.from")),
+                StartPosition.parse(s.getString(StartPosition.SETTING)),
                 s.getInt("group.size"),
                 s.getDouble("sampling.temperature").floatValue(),
                 s.getDouble("sampling.top.p").floatValue(),

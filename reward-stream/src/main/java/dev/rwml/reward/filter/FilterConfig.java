@@ -67,7 +67,7 @@ public record FilterConfig(
             SettingsDefinition.of(StageName.FILTER, FilterConfig::define, List.of(STREAMS_PREFIX));
 
     private static void define(final ConfigDef def) {
-        ScoringSettings.define(StreamsLifecycle.defineStreamThreads(def))
+        ScoringSettings.define(StartPosition.define(StreamsLifecycle.defineStreamThreads(def)))
                 .define(
                         "filter.run",
                         Type.STRING,
@@ -89,15 +89,6 @@ public record FilterConfig(
                         Range.between(1, 256),
                         Importance.HIGH,
                         "K: predictions of the filter model per transition (the paper's 10).")
-                .define(
-                        "start.from",
-                        Type.STRING,
-                        "after-base",
-                        (name, value) -> StartPosition.parse(value.toString()),
-                        Importance.HIGH,
-                        "after-base (per partition, the end of what version 0 was trained on),"
-                                + " earliest, latest, an ISO-8601 instant or epoch millis (a new"
-                                + " consumer group only; an existing one resumes).")
                 .define(
                         "sampling.temperature",
                         Type.DOUBLE,
@@ -162,7 +153,7 @@ public record FilterConfig(
                 s,
                 filterRun.isBlank() ? s.run() : filterRun,
                 s.getLong("filter.version"),
-                StartPosition.parse(s.getString("start.from")),
+                StartPosition.parse(s.getString(StartPosition.SETTING)),
                 new SamplingSettings(
                         s.getInt("tries"),
                         s.getDouble("sampling.temperature").floatValue(),

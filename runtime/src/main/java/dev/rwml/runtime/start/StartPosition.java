@@ -3,6 +3,7 @@ package dev.rwml.runtime.start;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Locale;
+import org.apache.kafka.common.config.ConfigDef;
 
 /**
  * Where a new run starts reading the transitions log: after what version 0 was trained on (the
@@ -55,6 +56,22 @@ public record StartPosition(Kind kind, Instant timestamp) {
     /** Starts at the first record whose timestamp is at or after the given instant. */
     public static StartPosition at(final Instant timestamp) {
         return new StartPosition(Kind.TIMESTAMP, timestamp);
+    }
+
+    /** The setting of every stage that reads the transitions log. */
+    public static final String SETTING = "start.from";
+
+    /** Declares {@link #SETTING}, defaulting to {@code after-base}. */
+    public static ConfigDef define(final ConfigDef def) {
+        return def.define(
+                SETTING,
+                ConfigDef.Type.STRING,
+                "after-base",
+                (name, value) -> parse(value.toString()),
+                ConfigDef.Importance.HIGH,
+                "after-base (per partition, the end of what version 0 was trained on), earliest,"
+                        + " latest, an ISO-8601 instant or epoch millis (a new consumer group only;"
+                        + " an existing one resumes).");
     }
 
     /**
