@@ -4,11 +4,11 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import dev.rwml.worldmodel.DjlRuntime;
+import dev.rwml.worldmodel.model.CausalLM;
 import dev.rwml.worldmodel.model.KvCache;
 import dev.rwml.worldmodel.model.Masks;
-import dev.rwml.worldmodel.model.TransformerLM;
 import dev.rwml.worldmodel.prompt.NextStateParser;
-import dev.rwml.worldmodel.tokenizer.WorldModelTokenizer;
+import dev.rwml.worldmodel.tokenizer.GenerationTokenizer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -24,17 +24,17 @@ import java.util.SplittableRandom;
  */
 public final class Generator {
 
-    private final TransformerLM model;
-    private final WorldModelTokenizer tokenizer;
+    private final CausalLM model;
+    private final GenerationTokenizer tokenizer;
 
     /** A generator for a model and the tokenizer it was trained with. */
-    public Generator(final TransformerLM model, final WorldModelTokenizer tokenizer) {
-        if (tokenizer.vocabSize() > model.config().vocabSize()) {
+    public Generator(final CausalLM model, final GenerationTokenizer tokenizer) {
+        if (tokenizer.vocabSize() > model.vocabSize()) {
             throw new IllegalArgumentException(
                     "tokenizer has "
                             + tokenizer.vocabSize()
                             + " ids but the model only "
-                            + model.config().vocabSize());
+                            + model.vocabSize());
         }
         this.model = model;
         this.tokenizer = tokenizer;
@@ -53,7 +53,7 @@ public final class Generator {
         final int promptCount = prompts.size();
         final int g = samplesPerPrompt;
         final int rows = promptCount * g;
-        final int vocab = model.config().vocabSize();
+        final int vocab = model.vocabSize();
         int longest = 0;
         for (final int[] p : prompts) {
             if (p.length == 0) {
@@ -61,13 +61,13 @@ public final class Generator {
             }
             longest = Math.max(longest, p.length);
         }
-        final int maxNew = Math.min(params.maxNewTokens(), model.config().maxContext() - longest);
+        final int maxNew = Math.min(params.maxNewTokens(), model.maxContext() - longest);
         if (maxNew <= 0) {
             throw new IllegalArgumentException(
                     "prompt of "
                             + longest
                             + " tokens leaves no room in the model context of "
-                            + model.config().maxContext()
+                            + model.maxContext()
                             + ": build prompts with PromptFormat.build and a smaller budget");
         }
         final int capacity = longest + maxNew;
@@ -92,7 +92,7 @@ public final class Generator {
         try (NDManager gen = DjlRuntime.newManager()) {
             Distributions dist;
             KvCache cache;
-            try (KvCache prefill = new KvCache(gen, model.config(), promptCount, capacity);
+            try (KvCache prefill = model.newCache(gen, promptCount, capacity);
                     NDManager step = gen.newSubManager()) {
                 dist = prefill(step, prompts, promptPad, longest, prefill, params.temperature());
                 cache = prefill.repeatRows(gen, g);
@@ -118,10 +118,10 @@ public final class Generator {
                     logProbs[r][s] = dist.logProbs()[offset + token];
                     produced[r] = s + 1;
                     next[r] = token;
-                    if (token == tokenizer.nextStateCloseId()) {
-                        stop[r] = Sample.StopReason.NEXT_STATE_CLOSED;
-                    } else if (token == tokenizer.endOfTextId()) {
+                    if (tokenizer.isEnd(token)) {
                         stop[r] = Sample.StopReason.END_OF_TEXT;
+                    } else if (tokenizer.closesNextState(tokens[r], s + 1)) {
+                        stop[r] = Sample.StopReason.NEXT_STATE_CLOSED;
                     }
                     if (stop[r] != null) {
                         active--;

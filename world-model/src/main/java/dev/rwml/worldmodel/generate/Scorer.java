@@ -2,8 +2,8 @@ package dev.rwml.worldmodel.generate;
 
 import ai.djl.ndarray.NDManager;
 import dev.rwml.worldmodel.DjlRuntime;
+import dev.rwml.worldmodel.model.CausalLM;
 import dev.rwml.worldmodel.model.SequenceBatch;
-import dev.rwml.worldmodel.model.TransformerLM;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -13,18 +13,18 @@ import java.util.List;
  */
 public final class Scorer {
 
-    private final TransformerLM model;
+    private final CausalLM model;
     private final int padId;
 
     /** A scorer for a model; {@code padId} fills shorter rows. */
-    public Scorer(final TransformerLM model, final int padId) {
+    public Scorer(final CausalLM model, final int padId) {
         this.model = model;
         this.padId = padId;
     }
 
     /** Per pair, the log-probability of each completion token at temperature 1. */
     public List<float[]> score(final List<SequenceBatch.Pair> pairs) {
-        final SequenceBatch batch = SequenceBatch.of(pairs, padId, model.config().maxContext());
+        final SequenceBatch batch = SequenceBatch.of(pairs, padId, model.maxContext());
         final float[] all;
         final boolean grad = DjlRuntime.setGradMode(false);
         try (NDManager step = DjlRuntime.newManager()) {

@@ -10,8 +10,11 @@ import ai.djl.ndarray.types.Shape;
 import ai.djl.ndarray.types.SparseFormat;
 import ai.djl.nn.Activation;
 import ai.djl.nn.core.Linear;
+import dev.rwml.worldmodel.model.CausalLM;
+import dev.rwml.worldmodel.model.KvCache;
 import dev.rwml.worldmodel.model.Masks;
 import dev.rwml.worldmodel.model.SequenceBatch;
+import dev.rwml.worldmodel.model.Tensor;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
@@ -29,10 +32,7 @@ import org.slf4j.LoggerFactory;
  * grouped-query attention, a SwiGLU MLP and a tied or untied head, with the parameters under their
  * exact Hugging Face names. Every forward result belongs to the manager of the ids passed in.
  */
-public final class HfDecoder implements AutoCloseable {
-
-    /** Additive attention bias of masked positions, as {@link Masks} writes it. */
-    public static final float MASKED = -1e9f;
+public final class HfDecoder implements CausalLM {
 
     private static final Logger LOG = LoggerFactory.getLogger(HfDecoder.class);
 
@@ -99,17 +99,52 @@ public final class HfDecoder implements AutoCloseable {
         return new HfDecoder(config, manager, params);
     }
 
+    /**
+     * Checks a checkpoint directory's weights against its config without loading them: every tensor
+     * present, none unexpected, every shape right (the error names each that is not).
+     */
+    public static HfConfig verify(final Path checkpointDir) {
+        final HfConfig config = HfConfig.load(checkpointDir);
+        try (MappedSafetensors weights = MappedSafetensors.open(checkpointDir)) {
+            weights.verify(config.tensorShapes(), ignorable(config, weights));
+        }
+        return config;
+    }
+
+    /** Copies every parameter out of the engine, in float32, under its Hugging Face name. */
+    public Map<String, Tensor> toTensors() {
+        final Map<String, Tensor> out = new LinkedHashMap<>();
+        for (final Map.Entry<String, NDArray> e : params.entrySet()) {
+            out.put(
+                    e.getKey(),
+                    new Tensor(e.getValue().getShape().getShape(), e.getValue().toFloatArray()));
+        }
+        return out;
+    }
+
     /** The configuration this decoder was built from. */
     public HfConfig config() {
         return config;
     }
 
+    @Override
+    public int vocabSize() {
+        return config.vocabSize();
+    }
+
+    @Override
+    public int maxContext() {
+        return config.maxPositions();
+    }
+
     /** Parameters by exact Hugging Face name, in checkpoint order. */
+    @Override
     public Map<String, NDArray> parameters() {
         return params;
     }
 
     /** Turns gradient recording of every parameter on (training) or off (frozen models). */
+    @Override
     public void setTrainable(final boolean trainable) {
         for (final NDArray p : params.values()) {
             p.setRequiresGradient(trainable);
@@ -117,8 +152,10 @@ public final class HfDecoder implements AutoCloseable {
     }
 
     /** A KV cache for this decoder in {@code manager}. */
-    public HfKvCache newCache(final NDManager manager, final int batch, final int capacity) {
-        return new HfKvCache(manager, config, batch, capacity);
+    @Override
+    public KvCache newCache(final NDManager cacheManager, final int batch, final int capacity) {
+        return new KvCache(
+                cacheManager, config.layers(), config.kvHeads(), config.headDim(), batch, capacity);
     }
 
     /**
@@ -127,14 +164,16 @@ public final class HfDecoder implements AutoCloseable {
      * heads, steps, keys), or null for none; with a {@code cache}, the steps' keys and values are
      * appended to it and the queries attend to everything cached.
      */
+    @Override
     public NDArray forward(
-            final NDArray ids, final NDArray positions, final NDArray bias, final HfKvCache cache) {
+            final NDArray ids, final NDArray positions, final NDArray bias, final KvCache cache) {
         return head(hidden(ids, positions, bias, cache));
     }
 
     /** Logits (batch, 1, vocab) of the last step only, as {@link #forward} computes them. */
+    @Override
     public NDArray lastLogits(
-            final NDArray ids, final NDArray positions, final NDArray bias, final HfKvCache cache) {
+            final NDArray ids, final NDArray positions, final NDArray bias, final KvCache cache) {
         return head(hidden(ids, positions, bias, cache).get(":, -1:, :"));
     }
 
@@ -142,6 +181,7 @@ public final class HfDecoder implements AutoCloseable {
      * Log-probabilities (rows, length - 1) of each next token of a packed batch at temperature 1,
      * positions from 0; records the autograd graph inside a gradient collector.
      */
+    @Override
     public NDArray tokenLogProbs(final NDManager step, final SequenceBatch batch) {
         final int rows = batch.rows();
         final int length = batch.length();
@@ -157,6 +197,7 @@ public final class HfDecoder implements AutoCloseable {
      * The largest |logit| over every position of a packed batch (padding included), for diagnosing
      * a step that overflowed. Call with autograd off.
      */
+    @Override
     public double maxAbsLogit(final NDManager step, final SequenceBatch batch) {
         return batchLogits(step, batch).abs().max().toType(DataType.FLOAT64, false).getDouble();
     }
@@ -175,7 +216,7 @@ public final class HfDecoder implements AutoCloseable {
     }
 
     private NDArray hidden(
-            final NDArray ids, final NDArray positions, final NDArray bias, final HfKvCache cache) {
+            final NDArray ids, final NDArray positions, final NDArray bias, final KvCache cache) {
         final long batch = ids.getShape().get(0);
         final long steps = ids.getShape().get(1);
         NDArray x =
@@ -211,7 +252,7 @@ public final class HfDecoder implements AutoCloseable {
             final NDArray input,
             final NDArray[] rotary,
             final NDArray bias,
-            final HfKvCache cache,
+            final KvCache cache,
             final long batch,
             final long steps) {
         final String b = HfConfig.layerPrefix(layer);

@@ -3,6 +3,7 @@ package dev.rwml.worldmodel.hf;
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.rwml.worldmodel.tokenizer.GenerationTokenizer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -18,19 +19,32 @@ import java.util.Set;
  * no padding and no special tokens added implicitly, plus the ids that end a generation ({@code
  * eos_token_id} of {@code config.json} and {@code generation_config.json}).
  */
-public final class HfTokenizer implements AutoCloseable {
+public final class HfTokenizer implements GenerationTokenizer {
 
     /** The tokenizer file inside a checkpoint directory. */
     public static final String FILE = "tokenizer.json";
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /**
+     * Tokens decoded to look for the closing tag: more than it can take (one char or more each).
+     */
+    private static final int CLOSE_WINDOW = 2 * NEXT_STATE_CLOSE.length();
+
     private final HuggingFaceTokenizer tokenizer;
     private final Set<Integer> endIds;
+    private final int vocabSize;
+    private final int padId;
 
-    private HfTokenizer(final HuggingFaceTokenizer tokenizer, final Set<Integer> endIds) {
+    private HfTokenizer(
+            final HuggingFaceTokenizer tokenizer,
+            final Set<Integer> endIds,
+            final int vocabSize,
+            final int padId) {
         this.tokenizer = tokenizer;
         this.endIds = Set.copyOf(endIds);
+        this.vocabSize = vocabSize;
+        this.padId = padId;
     }
 
     /** Loads the tokenizer of a checkpoint directory. */
@@ -59,10 +73,13 @@ public final class HfTokenizer implements AutoCloseable {
         }
         final Set<Integer> ends = new LinkedHashSet<>(config.eosTokenIds());
         ends.addAll(generationEosIds(checkpointDir));
-        return new HfTokenizer(hf, ends);
+        // padding is never attended to: any id does, an end id is the usual choice
+        final int pad = ends.isEmpty() ? 0 : ends.iterator().next();
+        return new HfTokenizer(hf, ends, config.vocabSize(), pad);
     }
 
     /** Token ids of a text; special tokens written in it become their ids. */
+    @Override
     public int[] encode(final String text) {
         final long[] ids = tokenizer.encode(text, false, false).getIds();
         final int[] out = new int[ids.length];
@@ -73,12 +90,40 @@ public final class HfTokenizer implements AutoCloseable {
     }
 
     /** Text of token ids, special tokens included as written. */
+    @Override
     public String decode(final int[] ids) {
         final long[] longs = new long[ids.length];
         for (int i = 0; i < ids.length; i++) {
             longs[i] = ids[i];
         }
         return tokenizer.decode(longs, false);
+    }
+
+    /** The model's vocabulary size (the tokenizer's ids are at most that many). */
+    @Override
+    public int vocabSize() {
+        return vocabSize;
+    }
+
+    /** An end id, fed to finished rows and padding (never attended to). */
+    @Override
+    public int padId() {
+        return padId;
+    }
+
+    @Override
+    public boolean isEnd(final int id) {
+        return endIds.contains(id);
+    }
+
+    /**
+     * Whether the sample's text now ends with the closing tag: real tokenizers spell {@code
+     * </next_state>} as several tokens, so the last few tokens are decoded and searched.
+     */
+    @Override
+    public boolean closesNextState(final int[] tokens, final int count) {
+        final int from = Math.max(0, count - CLOSE_WINDOW);
+        return decode(java.util.Arrays.copyOfRange(tokens, from, count)).contains(NEXT_STATE_CLOSE);
     }
 
     /** Every id that ends a generation. */

@@ -17,17 +17,36 @@ public final class KvCache implements AutoCloseable {
     private final int capacity;
     private int length;
 
-    /** Allocates a cache in {@code manager} for {@code batch} rows of up to {@code capacity}. */
+    /** Allocates a cache of the small GPT {@code config} (one slot per attention head). */
     public KvCache(
             final NDManager manager,
             final ModelConfig config,
             final int batch,
             final int capacity) {
+        this(manager, config.layers(), config.heads(), config.headDim(), batch, capacity);
+    }
+
+    /**
+     * Allocates a cache in {@code manager} for {@code batch} rows of up to {@code capacity}
+     * positions, one slot per key/value head (grouped-query attention caches fewer heads than it
+     * queries).
+     */
+    public KvCache(
+            final NDManager manager,
+            final int layers,
+            final int kvHeads,
+            final int headDim,
+            final int batch,
+            final int capacity) {
+        if (batch <= 0 || capacity <= 0) {
+            throw new IllegalArgumentException(
+                    "batch and capacity must be positive, got " + batch + " and " + capacity);
+        }
         this.capacity = capacity;
-        this.keys = new NDArray[config.layers()];
-        this.values = new NDArray[config.layers()];
-        final Shape shape = new Shape(batch, config.heads(), capacity, config.headDim());
-        for (int l = 0; l < config.layers(); l++) {
+        this.keys = new NDArray[layers];
+        this.values = new NDArray[layers];
+        final Shape shape = new Shape(batch, kvHeads, capacity, headDim);
+        for (int l = 0; l < layers; l++) {
             keys[l] = manager.zeros(shape, DataType.FLOAT32);
             values[l] = manager.zeros(shape, DataType.FLOAT32);
         }
@@ -44,10 +63,11 @@ public final class KvCache implements AutoCloseable {
     }
 
     /**
-     * Writes a layer's new keys and values (batch, heads, steps, headDim) after the cached ones and
-     * returns views of everything cached so far, new steps included.
+     * Writes a layer's new keys and values (batch, kvHeads, steps, headDim) after the cached ones
+     * and returns views of everything cached so far, new steps included (a model's forward calls
+     * this, once per layer).
      */
-    NDArray[] append(final int layer, final NDArray k, final NDArray v) {
+    public NDArray[] append(final int layer, final NDArray k, final NDArray v) {
         final int steps = (int) k.getShape().get(2);
         if (length + steps > capacity) {
             throw new IllegalStateException(
@@ -66,7 +86,7 @@ public final class KvCache implements AutoCloseable {
     }
 
     /** Marks {@code steps} more positions as cached, after every layer appended them. */
-    void advance(final int steps) {
+    public void advance(final int steps) {
         length += steps;
     }
 

@@ -7,6 +7,9 @@ import ai.djl.ndarray.types.Shape;
 /** Additive attention biases: causal, and causal with left padding for batched generation. */
 public final class Masks {
 
+    /** Additive attention bias of masked positions (finite, so fully masked rows stay finite). */
+    public static final float MASKED = -1e9f;
+
     private Masks() {}
 
     /** (length, length): position q attends to keys 0..q. */
@@ -14,7 +17,7 @@ public final class Masks {
         final float[] bias = new float[length * length];
         for (int q = 0; q < length; q++) {
             for (int k = q + 1; k < length; k++) {
-                bias[q * length + k] = TransformerLM.MASKED;
+                bias[q * length + k] = MASKED;
             }
         }
         return manager.create(bias, new Shape(length, length));
@@ -27,7 +30,7 @@ public final class Masks {
     public static NDArray causalLeftPadded(
             final NDManager manager, final int[] padding, final int length) {
         final float[] bias = new float[padding.length * length * length];
-        java.util.Arrays.fill(bias, TransformerLM.MASKED);
+        java.util.Arrays.fill(bias, MASKED);
         for (int r = 0; r < padding.length; r++) {
             final int base = r * length * length;
             for (int q = 0; q < length; q++) {
@@ -46,7 +49,7 @@ public final class Masks {
         final float[] bias = new float[padding.length * capacity];
         for (int r = 0; r < padding.length; r++) {
             for (int k = 0; k < padding[r]; k++) {
-                bias[r * capacity + k] = TransformerLM.MASKED;
+                bias[r * capacity + k] = MASKED;
             }
         }
         return manager.create(bias, new Shape(padding.length, 1, 1, capacity));

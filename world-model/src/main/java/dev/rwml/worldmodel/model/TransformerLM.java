@@ -19,10 +19,7 @@ import java.util.SplittableRandom;
  * tied or untied LM head. Parameters live in the model's own manager; every forward result belongs
  * to the manager of the ids passed in, so one manager per step frees a step's arrays.
  */
-public final class TransformerLM implements AutoCloseable {
-
-    /** Additive attention bias of masked positions (finite, so fully masked rows stay finite). */
-    public static final float MASKED = -1e9f;
+public final class TransformerLM implements CausalLM {
 
     private static final float LN_EPS = 1e-5f;
 
@@ -116,12 +113,29 @@ public final class TransformerLM implements AutoCloseable {
         return config;
     }
 
+    @Override
+    public int vocabSize() {
+        return config.vocabSize();
+    }
+
+    @Override
+    public int maxContext() {
+        return config.maxContext();
+    }
+
+    @Override
+    public KvCache newCache(final NDManager cacheManager, final int batch, final int capacity) {
+        return new KvCache(cacheManager, config, batch, capacity);
+    }
+
     /** Parameters by name, in a fixed order (the checkpoint order). */
+    @Override
     public Map<String, NDArray> parameters() {
         return params;
     }
 
     /** Turns gradient recording of every parameter on (training) or off (frozen models). */
+    @Override
     public void setTrainable(final boolean trainable) {
         for (final NDArray p : params.values()) {
             p.setRequiresGradient(trainable);
@@ -150,6 +164,7 @@ public final class TransformerLM implements AutoCloseable {
      * heads, steps, keys), or null for none; with a {@code cache}, keys and values of the steps are
      * appended to it and the queries attend to everything cached.
      */
+    @Override
     public NDArray forward(
             final NDArray ids, final NDArray positions, final NDArray bias, final KvCache cache) {
         return head(hidden(ids, positions, bias, cache));
@@ -159,6 +174,7 @@ public final class TransformerLM implements AutoCloseable {
      * Logits (batch, 1, vocab) of the last step only, as {@link #forward} computes them: prefill
      * needs no more, and the LM head over every prompt position would dominate its cost.
      */
+    @Override
     public NDArray lastLogits(
             final NDArray ids, final NDArray positions, final NDArray bias, final KvCache cache) {
         return head(hidden(ids, positions, bias, cache).get(":, -1:, :"));
@@ -199,6 +215,7 @@ public final class TransformerLM implements AutoCloseable {
      * multiply by the batch's completion mask to keep completion tokens only. Records the autograd
      * graph when called inside a gradient collector.
      */
+    @Override
     public NDArray tokenLogProbs(final NDManager step, final SequenceBatch batch) {
         final int rows = batch.rows();
         final int length = batch.length();
@@ -211,6 +228,7 @@ public final class TransformerLM implements AutoCloseable {
      * The largest |logit| over every position of a packed batch, for diagnosing a step that
      * overflowed; padding positions are included, which can only raise it. Call with autograd off.
      */
+    @Override
     public double maxAbsLogit(final NDManager step, final SequenceBatch batch) {
         return batchLogits(step, batch).abs().max().toType(DataType.FLOAT64, false).getDouble();
     }

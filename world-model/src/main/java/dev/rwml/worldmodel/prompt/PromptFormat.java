@@ -4,6 +4,7 @@ import dev.rwml.events.Transition;
 import dev.rwml.worldmodel.tokenizer.SpecialTokens;
 import dev.rwml.worldmodel.tokenizer.WorldModelTokenizer;
 import java.util.Locale;
+import java.util.function.Function;
 
 /**
  * The world-model prompt of the RWML paper, compacted for small models: an instruction per
@@ -16,6 +17,24 @@ public final class PromptFormat {
 
     /** History turns kept by default (H in the paper's agent framework). */
     public static final int DEFAULT_HISTORY_TURNS = 2;
+
+    /**
+     * What a chat model is told about the answer's shape (the small model learned it from its SFT
+     * targets instead).
+     */
+    public static final String ANSWER_FORMAT =
+            " Think briefly, then answer exactly as <think>your reasoning</think>"
+                    + "<next_state>the next observation</next_state>.";
+
+    /** Turns a prompt's instruction (the system part) and its situation (the user part) to text. */
+    @FunctionalInterface
+    public interface Renderer {
+        /** The model's input text for an instruction and a situation. */
+        String render(String system, String user);
+    }
+
+    /** The plain text prompt of the small model: the instruction line, then the situation. */
+    public static final Renderer PLAIN = (system, user) -> system + "\n" + user;
 
     private final int historyTurns;
 
@@ -35,7 +54,7 @@ public final class PromptFormat {
     /** Prompt text for a view (its history cut to the last H turns). */
     public String text(final PromptView view) {
         final PromptView v = view.withLastTurns(historyTurns);
-        return isDialogue(v.env()) ? dialogue(v) : household(v);
+        return render(v, PLAIN, "");
     }
 
     /**
@@ -44,11 +63,25 @@ public final class PromptFormat {
      */
     public Prompt build(
             final PromptView view, final WorldModelTokenizer tokenizer, final int maxTokens) {
+        return build(view, tokenizer::encode, maxTokens, PLAIN, "");
+    }
+
+    /**
+     * As {@link #build(PromptView, WorldModelTokenizer, int)} for any tokenizer, with the
+     * instruction (plus {@code instructionSuffix}) and the situation rendered by {@code renderer}
+     * (a checkpoint's chat template as system and user messages).
+     */
+    public Prompt build(
+            final PromptView view,
+            final Function<String, int[]> encoder,
+            final int maxTokens,
+            final Renderer renderer,
+            final String instructionSuffix) {
         PromptView v = view.withLastTurns(historyTurns);
         final int kept = v.history().size();
         while (true) {
-            final String text = isDialogue(v.env()) ? dialogue(v) : household(v);
-            final int[] ids = tokenizer.encode(text);
+            final String text = render(v, renderer, instructionSuffix);
+            final int[] ids = encoder.apply(text);
             if (ids.length <= maxTokens || v.history().isEmpty()) {
                 return new Prompt(text, ids, kept - v.history().size(), ids.length <= maxTokens);
             }
@@ -77,10 +110,28 @@ public final class PromptFormat {
                 || e.contains("tau");
     }
 
+    private static String render(
+            final PromptView v, final Renderer renderer, final String instructionSuffix) {
+        final boolean dialogue = isDialogue(v.env());
+        final String instruction = dialogue ? dialogueInstruction(v) : householdInstruction();
+        return renderer.render(
+                instruction + instructionSuffix, dialogue ? dialogue(v) : household(v));
+    }
+
+    private static String householdInstruction() {
+        return "You are an expert agent in the ALFRED embodied household environment."
+                + " Predict the immediate next observation after the action.";
+    }
+
+    private static String dialogueInstruction(final PromptView v) {
+        return "You simulate the "
+                + v.env()
+                + " customer-service environment: its tools and its user."
+                + " Predict the tool result or the user's reply to the agent's action.";
+    }
+
     private static String household(final PromptView v) {
         final StringBuilder s = new StringBuilder();
-        s.append("You are an expert agent in the ALFRED embodied household environment.")
-                .append(" Predict the immediate next observation after the action.\n");
         s.append("Task: ").append(v.task()).append('\n');
         for (final PromptView.HistoryTurn t : v.history()) {
             s.append(t.observation()).append('\n').append("> ").append(t.action()).append('\n');
@@ -92,10 +143,6 @@ public final class PromptFormat {
 
     private static String dialogue(final PromptView v) {
         final StringBuilder s = new StringBuilder();
-        s.append("You simulate the ")
-                .append(v.env())
-                .append(" customer-service environment: its tools and its user.")
-                .append(" Predict the tool result or the user's reply to the agent's action.\n");
         s.append("Task: ").append(v.task()).append('\n');
         for (final PromptView.HistoryTurn t : v.history()) {
             s.append("env: ").append(t.observation()).append('\n');

@@ -4,36 +4,53 @@ import dev.rwml.events.Transition;
 import dev.rwml.worldmodel.generate.Generator;
 import dev.rwml.worldmodel.generate.Sample;
 import dev.rwml.worldmodel.generate.SamplingParams;
-import dev.rwml.worldmodel.model.TransformerLM;
+import dev.rwml.worldmodel.model.CausalLM;
 import dev.rwml.worldmodel.prompt.Prompt;
 import dev.rwml.worldmodel.prompt.PromptFormat;
 import dev.rwml.worldmodel.prompt.PromptView;
+import dev.rwml.worldmodel.tokenizer.GenerationTokenizer;
 import dev.rwml.worldmodel.tokenizer.WorldModelTokenizer;
 import java.util.List;
 
 /**
- * The DJL world model of one version behind {@link PredictionModel}: the paper's prompt format over
- * a {@link PromptView} (which has no next observation), and batched G-sample generation with a KV
- * cache.
+ * The DJL world model of one version behind {@link PredictionModel}: the paper's prompt over a
+ * {@link PromptView} (which has no next observation), as plain text for the small model or through
+ * a checkpoint's chat template, and batched G-sample generation with a KV cache.
  */
 public final class WorldModelPredictor implements PredictionModel {
 
+    /** Builds the prompt of a view within a token budget. */
+    @FunctionalInterface
+    public interface PromptBuilder {
+        /** The prompt of {@code view} in at most {@code maxTokens} tokens, if it can fit. */
+        Prompt build(PromptView view, int maxTokens);
+    }
+
     private final long version;
-    private final TransformerLM model;
-    private final WorldModelTokenizer tokenizer;
-    private final PromptFormat format;
+    private final CausalLM model;
+    private final GenerationTokenizer tokenizer;
+    private final PromptBuilder prompts;
     private final Generator generator;
 
-    /** Wraps a loaded model and its tokenizer; closing this closes both. */
+    /** Wraps a small model and its tokenizer with the plain prompt; closing this closes both. */
     public WorldModelPredictor(
             final long version,
-            final TransformerLM model,
+            final CausalLM model,
             final WorldModelTokenizer tokenizer,
             final PromptFormat format) {
+        this(version, model, tokenizer, (view, max) -> format.build(view, tokenizer, max));
+    }
+
+    /** Wraps any model, its tokenizer and its prompt builder; closing this closes both. */
+    public WorldModelPredictor(
+            final long version,
+            final CausalLM model,
+            final GenerationTokenizer tokenizer,
+            final PromptBuilder prompts) {
         this.version = version;
         this.model = model;
         this.tokenizer = tokenizer;
-        this.format = format;
+        this.prompts = prompts;
         this.generator = new Generator(model, tokenizer);
     }
 
@@ -44,14 +61,14 @@ public final class WorldModelPredictor implements PredictionModel {
 
     @Override
     public int maxContext() {
-        return model.config().maxContext();
+        return model.maxContext();
     }
 
     @Override
     public Prompt prompt(final Transition transition, final int maxTokens) {
         // Keep one token of the context for generation: a prompt filling it could not be answered.
-        final int budget = Math.min(maxTokens, model.config().maxContext() - 1);
-        return format.build(PromptView.of(transition), tokenizer, budget);
+        final int budget = Math.min(maxTokens, model.maxContext() - 1);
+        return prompts.build(PromptView.of(transition), budget);
     }
 
     @Override

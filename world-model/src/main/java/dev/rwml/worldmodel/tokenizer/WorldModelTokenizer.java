@@ -15,7 +15,7 @@ import java.util.Map;
  * through DJL's tokenizer, offline, with no truncation, no padding and no special tokens added
  * implicitly; knows the ids of the world model's special tokens.
  */
-public final class WorldModelTokenizer implements AutoCloseable {
+public final class WorldModelTokenizer implements GenerationTokenizer {
 
     private final String json;
     private final HuggingFaceTokenizer tokenizer;
@@ -59,6 +59,7 @@ public final class WorldModelTokenizer implements AutoCloseable {
     }
 
     /** Token ids of a text; special tokens written in it become their ids. */
+    @Override
     public int[] encode(final String text) {
         final long[] ids = tokenizer.encode(text, false, false).getIds();
         final int[] out = new int[ids.length];
@@ -69,6 +70,7 @@ public final class WorldModelTokenizer implements AutoCloseable {
     }
 
     /** Text of token ids, special tokens included as written. */
+    @Override
     public String decode(final int[] ids) {
         final long[] longs = new long[ids.length];
         for (int i = 0; i < ids.length; i++) {
@@ -78,6 +80,7 @@ public final class WorldModelTokenizer implements AutoCloseable {
     }
 
     /** One more than the largest id the tokenizer can produce. */
+    @Override
     public int vocabSize() {
         return vocabSize;
     }
@@ -88,8 +91,19 @@ public final class WorldModelTokenizer implements AutoCloseable {
     }
 
     /** Id used for padding ({@code <|pad|>}, or end-of-text when the tokenizer has none). */
+    @Override
     public int padId() {
         return pad;
+    }
+
+    @Override
+    public boolean isEnd(final int id) {
+        return id == endOfText;
+    }
+
+    @Override
+    public boolean closesNextState(final int[] tokens, final int count) {
+        return tokens[count - 1] == nextStateClose;
     }
 
     /** Id of {@code </next_state>}. */

@@ -9,9 +9,9 @@ import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.training.GradientCollector;
 import dev.rwml.worldmodel.DjlRuntime;
+import dev.rwml.worldmodel.model.CausalLM;
 import dev.rwml.worldmodel.model.SequenceBatch;
 import dev.rwml.worldmodel.model.Tensor;
-import dev.rwml.worldmodel.model.TransformerLM;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,8 +35,8 @@ public final class Trainer implements AutoCloseable {
     /** Every element of an array. */
     private static final NDIndex ALL = new NDIndex("...");
 
-    private final TransformerLM policy;
-    private final TransformerLM reference;
+    private final CausalLM policy;
+    private final CausalLM reference;
     private final TrainConfig config;
     private final int padId;
     private final NDManager manager;
@@ -47,8 +47,8 @@ public final class Trainer implements AutoCloseable {
      * and is never updated.
      */
     public Trainer(
-            final TransformerLM policy,
-            final TransformerLM reference,
+            final CausalLM policy,
+            final CausalLM reference,
             final TrainConfig config,
             final int padId) {
         this.policy = policy;
@@ -70,7 +70,7 @@ public final class Trainer implements AutoCloseable {
 
     /** One SFT step: cross-entropy of the completions (targets) given their prompts. */
     public StepMetrics sftStep(final List<SequenceBatch.Pair> examples) {
-        final SequenceBatch batch = SequenceBatch.of(examples, padId, policy.config().maxContext());
+        final SequenceBatch batch = SequenceBatch.of(examples, padId, policy.maxContext());
         synchronized (COLLECTOR_LOCK) {
             try (NDManager step = manager.newSubManager()) {
                 final double loss;
@@ -98,7 +98,7 @@ public final class Trainer implements AutoCloseable {
         for (final GrpoSample s : samples) {
             pairs.add(new SequenceBatch.Pair(s.prompt(), s.completion()));
         }
-        final SequenceBatch batch = SequenceBatch.of(pairs, padId, policy.config().maxContext());
+        final SequenceBatch batch = SequenceBatch.of(pairs, padId, policy.maxContext());
         final int width = batch.length() - 1;
         final float[] behaviour = new float[batch.rows() * width];
         final float[] advantages = new float[batch.rows()];

@@ -3,6 +3,7 @@ package dev.rwml.worldmodel.hf;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
+import dev.rwml.worldmodel.model.KvCache;
 import dev.rwml.worldmodel.model.Masks;
 
 /** Logits of one sequence through an {@link HfDecoder}, in one pass or token by token. */
@@ -28,7 +29,7 @@ final class LogitChecks {
         final int n = ids.length;
         final int vocab = model.config().vocabSize();
         final float[] all = new float[n * vocab];
-        try (HfKvCache cache = model.newCache(step, 1, n)) {
+        try (KvCache cache = model.newCache(step, 1, n)) {
             final long[] head = new long[prefix];
             for (int i = 0; i < prefix; i++) {
                 head[i] = ids[i];
