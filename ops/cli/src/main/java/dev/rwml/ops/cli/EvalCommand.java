@@ -1,9 +1,12 @@
 package dev.rwml.ops.cli;
 
 import dev.rwml.events.Transition;
+import dev.rwml.ops.cli.eval.AgentEvaluation;
+import dev.rwml.ops.cli.eval.Bootstrap;
 import dev.rwml.ops.cli.eval.EvalReport;
 import dev.rwml.ops.cli.eval.EvalSettings;
 import dev.rwml.ops.cli.eval.Evaluation;
+import dev.rwml.ops.cli.eval.GuidedAgent;
 import dev.rwml.ops.cli.eval.HeldOutSet;
 import dev.rwml.ops.cli.eval.ModelCatalog;
 import dev.rwml.ops.cli.eval.ReportWriter;
@@ -165,6 +168,64 @@ final class EvalCommand implements Callable<Integer> {
     private int maxNewTokens;
 
     @Option(
+            names = "--agent",
+            description =
+                    "Also play the world-model-guided agent: at each step it draws"
+                            + " --agent-candidates actions from the epsilon-expert (some"
+                            + " inadmissible; the last draw never is), asks each model for every"
+                            + " candidate's next observation and takes the first not predicted to"
+                            + " do nothing (Nothing happens. / Error:); reported against the same"
+                            + " agent without a world model (which takes the first candidate).")
+    private boolean agent;
+
+    @Option(
+            names = "--agent-split",
+            split = ",",
+            defaultValue = "alfworld/valid_seen,alfworld/valid_unseen",
+            paramLabel = "SET",
+            description = "Splits the agent plays (default: ${DEFAULT-VALUE}).")
+    private List<String> agentSplits;
+
+    @Option(
+            names = "--agent-episodes",
+            defaultValue = "20",
+            paramLabel = "N",
+            description = "Agent episodes per split (default: ${DEFAULT-VALUE}).")
+    private int agentEpisodes;
+
+    @Option(
+            names = "--agent-candidates",
+            defaultValue = "3",
+            paramLabel = "M",
+            description = "Candidate actions per step (default: ${DEFAULT-VALUE}).")
+    private int agentCandidates;
+
+    @Option(
+            names = "--agent-epsilon",
+            defaultValue = "0.2",
+            description =
+                    "Probability that a candidate is a random admissible action (default:"
+                            + " ${DEFAULT-VALUE}).")
+    private double agentEpsilon;
+
+    @Option(
+            names = "--agent-invalid-rate",
+            defaultValue = "0.3",
+            description =
+                    "Probability that a candidate (other than the last) is inadmissible (default:"
+                            + " ${DEFAULT-VALUE}).")
+    private double agentInvalidRate;
+
+    @Option(
+            names = "--agent-samples",
+            defaultValue = "1",
+            paramLabel = "K",
+            description =
+                    "Predictions per candidate; avoided when at least half do nothing (default:"
+                            + " ${DEFAULT-VALUE}).")
+    private int agentSamples;
+
+    @Option(
             names = "--out",
             paramLabel = "DIR",
             description = "Also write eval.csv and eval.json to DIR.")
@@ -223,7 +284,8 @@ final class EvalCommand implements Callable<Integer> {
                                     run -> specs.computeIfAbsent(run, r -> specs(connection, r)),
                                     scorer,
                                     settings,
-                                    progress)
+                                    progress,
+                                    agentEvaluation(settings))
                             .run(catalog);
             stdout.printf(
                     Locale.ROOT,
@@ -239,6 +301,23 @@ final class EvalCommand implements Callable<Integer> {
             }
             stdout.flush();
             return 0;
+        }
+    }
+
+    private AgentEvaluation agentEvaluation(final EvalSettings settings) {
+        if (!agent) {
+            return null;
+        }
+        try {
+            return new AgentEvaluation(
+                    agentSplits.stream().map(String::strip).toList(),
+                    new GuidedAgent.Settings(
+                            agentEpisodes, agentCandidates, agentEpsilon, agentInvalidRate),
+                    seed,
+                    new Bootstrap(settings.bootstrap(), settings.seed()),
+                    agentSamples);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
     }
 

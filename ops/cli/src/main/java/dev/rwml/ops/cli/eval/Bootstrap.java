@@ -79,6 +79,53 @@ public final class Bootstrap {
         return means(new double[][] {values}, key)[0];
     }
 
+    /**
+     * A ratio of sums, {@code sum(numerators) / sum(denominators)}, with its interval: each
+     * replicate draws units (e.g. episodes) as {@link #means} does; replicates whose denominator is
+     * 0 are left out. NaN when the denominator of the units as they are is 0.
+     */
+    public Interval ratio(
+            final double[] numerators, final double[] denominators, final String key) {
+        final int n = numerators.length;
+        if (denominators.length != n) {
+            throw new IllegalArgumentException("a ratio needs one denominator per numerator");
+        }
+        final double den = sum(denominators);
+        if (n == 0 || den == 0) {
+            return new Interval(Double.NaN, Double.NaN, Double.NaN);
+        }
+        final SplittableRandom random = new SplittableRandom(seed ^ fnv(key));
+        final double[] replicates = new double[resamples];
+        int kept = 0;
+        for (int b = 0; b < resamples; b++) {
+            double num = 0;
+            double d = 0;
+            for (int i = 0; i < n; i++) {
+                final int j = random.nextInt(n);
+                num += numerators[j];
+                d += denominators[j];
+            }
+            if (d > 0) {
+                replicates[kept++] = num / d;
+            }
+        }
+        if (kept == 0) {
+            return new Interval(sum(numerators) / den, Double.NaN, Double.NaN);
+        }
+        final double[] sorted = Arrays.copyOf(replicates, kept);
+        Arrays.sort(sorted);
+        return new Interval(
+                sum(numerators) / den, quantile(sorted, 0.025), quantile(sorted, 0.975));
+    }
+
+    private static double sum(final double[] values) {
+        double s = 0;
+        for (final double v : values) {
+            s += v;
+        }
+        return s;
+    }
+
     static double mean(final double[] values) {
         double sum = 0;
         for (final double v : values) {

@@ -13,13 +13,53 @@ import java.util.Map;
  * @param rewardSpecs the training reward specs scored against, per run ({@code --model-dir} models
  *     under their file's run name)
  * @param models one result per evaluated model, in the order given
+ * @param agent the world-model-guided agent's settings, empty when it was not run
+ * @param agents the agent's results per split: the agent without a world model first, then guided
+ *     by each model
  */
 public record EvalReport(
         int samples,
         long seed,
         int bootstrap,
         Map<String, String> rewardSpecs,
-        List<ModelResult> models) {
+        List<ModelResult> models,
+        String agent,
+        List<AgentResult> agents) {
+
+    /** A report without the agent's results. */
+    public EvalReport(
+            final int samples,
+            final long seed,
+            final int bootstrap,
+            final Map<String, String> rewardSpecs,
+            final List<ModelResult> models) {
+        this(samples, seed, bootstrap, rewardSpecs, models, "", List.of());
+    }
+
+    /** The label of the agent without a world model. */
+    public static final String NO_WORLD_MODEL = "no world model";
+
+    /**
+     * The guided agent over the episodes of one split, intervals by a bootstrap over episodes.
+     *
+     * @param set the held-out split
+     * @param agent {@link #NO_WORLD_MODEL} or the label of the model that guided it
+     * @param episodes episodes played
+     * @param steps actions taken in all
+     * @param invalidRate actions that did nothing per action taken
+     * @param success episodes whose task was completed, per episode
+     * @param stepsPerSuccess actions per completed episode, over completed episodes
+     * @param avoidedPerStep candidates avoided (predicted to do nothing) per action taken
+     */
+    public record AgentResult(
+            String set,
+            String agent,
+            int episodes,
+            int steps,
+            Interval invalidRate,
+            Interval success,
+            Interval stepsPerSuccess,
+            double avoidedPerStep) {}
 
     /**
      * The figures of one group of transitions.

@@ -46,6 +46,7 @@ public final class Evaluation {
     private final EvalSettings settings;
     private final Bootstrap bootstrap;
     private final Progress progress;
+    private final AgentEvaluation agent;
 
     /**
      * @param sets the held-out sets scored
@@ -62,7 +63,24 @@ public final class Evaluation {
             final SimilarityScorer scorer,
             final EvalSettings settings,
             final Progress progress) {
-        if (sets.isEmpty()) {
+        this(sets, driftTexts, specsOfRun, scorer, settings, progress, null);
+    }
+
+    /**
+     * An evaluation that also plays the world-model-guided agent.
+     *
+     * @param agent the agent's splits and settings, or null to skip it
+     */
+    public Evaluation(
+            final List<HeldOutSet> sets,
+            final Map<String, List<Transition>> driftTexts,
+            final Function<String, RewardSpecTable> specsOfRun,
+            final SimilarityScorer scorer,
+            final EvalSettings settings,
+            final Progress progress,
+            final AgentEvaluation agent) {
+        this.agent = agent;
+        if (sets.isEmpty() && agent == null) {
             throw new IllegalArgumentException("name at least one held-out set");
         }
         this.sets = List.copyOf(sets);
@@ -80,6 +98,10 @@ public final class Evaluation {
         final Map<String, String> specs = new LinkedHashMap<>();
         final Map<ModelRef, Checkpoint> bases = new LinkedHashMap<>();
         final Map<ModelRef, WorldModel> baseModels = new LinkedHashMap<>();
+        final List<EvalReport.AgentResult> agents = new ArrayList<>();
+        if (agent != null) {
+            agents.addAll(agent.play(EvalReport.NO_WORLD_MODEL, null, progress));
+        }
         try {
             for (final ModelRef ref : catalog.models()) {
                 final long started = System.nanoTime();
@@ -92,6 +114,13 @@ public final class Evaluation {
                     final List<EvalReport.SetResult> setResults = new ArrayList<>();
                     for (final HeldOutSet set : sets) {
                         setResults.add(evaluate(ref, model, set, new Scoring(table, scorer)));
+                    }
+                    if (agent != null) {
+                        agents.addAll(
+                                agent.play(
+                                        ref.label(),
+                                        AgentEvaluation.foresight(model, settings, agent.samples()),
+                                        progress));
                     }
                     EvalReport.Drift drift = null;
                     if (baseRef.isPresent()) {
@@ -115,7 +144,13 @@ public final class Evaluation {
             baseModels.values().forEach(WorldModel::close);
         }
         return new EvalReport(
-                settings.samples(), settings.seed(), settings.bootstrap(), specs, results);
+                settings.samples(),
+                settings.seed(),
+                settings.bootstrap(),
+                specs,
+                results,
+                agent == null ? "" : agent.describe(),
+                agents);
     }
 
     /** One model on one held-out set. */

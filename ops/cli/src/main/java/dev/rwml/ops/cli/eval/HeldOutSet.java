@@ -73,7 +73,7 @@ public record HeldOutSet(String name, List<Transition> transitions) {
         return new HeldOutSet(split, out);
     }
 
-    private static List<EnvironmentSource> sources(final String split) {
+    static List<EnvironmentSource> sources(final String split) {
         return switch (split) {
             case "alfworld/valid_seen" ->
                     List.of(EnvKind.ALFWORLD.source("valid_seen", Grammar.CURRENT));

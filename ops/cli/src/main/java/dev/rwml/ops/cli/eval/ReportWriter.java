@@ -37,6 +37,7 @@ public final class ReportWriter {
                 report.bootstrap());
         report.rewardSpecs()
                 .forEach((run, spec) -> out.printf("training reward spec of %s: %s%n", run, spec));
+        printAgent(report, out);
         if (report.models().isEmpty()) {
             return;
         }
@@ -101,6 +102,40 @@ public final class ReportWriter {
             out.println("drift: no model has a base (version 0 of its run) to compare with");
         }
         out.flush();
+    }
+
+    private static void printAgent(final EvalReport report, final PrintWriter out) {
+        if (report.agents().isEmpty()) {
+            return;
+        }
+        out.println();
+        out.println(
+                "world-model-guided agent: "
+                        + report.agent()
+                        + "; intervals: 95% bootstrap over episodes");
+        final List<List<String>> rows = new ArrayList<>();
+        rows.add(
+                List.of(
+                        "split",
+                        "agent",
+                        "episodes",
+                        "invalid-action rate",
+                        "success",
+                        "steps per success",
+                        "avoided per step"));
+        for (final EvalReport.AgentResult a : report.agents()) {
+            rows.add(
+                    List.of(
+                            a.set(),
+                            a.agent(),
+                            Integer.toString(a.episodes()),
+                            a.invalidRate().format(),
+                            a.success().format(),
+                            a.stepsPerSuccess().format(),
+                            String.format(Locale.ROOT, "%.3f", a.avoidedPerStep())));
+        }
+        rows.subList(1, rows.size()).sort((a, b) -> a.get(0).compareTo(b.get(0)));
+        print(rows, out, "  ");
     }
 
     private static String skippedNote(final EvalReport report, final int s) {
@@ -228,6 +263,31 @@ public final class ReportWriter {
                             .append(",,\n");
                 }
             }
+        }
+        for (final EvalReport.AgentResult a : report.agents()) {
+            final String prefix = field(a.agent()) + ",,,";
+            final String set = a.set();
+            metric(b, prefix, set, "agent", "all", a.episodes(), "invalid_rate", a.invalidRate());
+            metric(b, prefix, set, "agent", "all", a.episodes(), "success", a.success());
+            metric(
+                    b,
+                    prefix,
+                    set,
+                    "agent",
+                    "all",
+                    a.episodes(),
+                    "steps_per_success",
+                    a.stepsPerSuccess());
+            final double avoided = a.avoidedPerStep();
+            metric(
+                    b,
+                    prefix,
+                    set,
+                    "agent",
+                    "all",
+                    a.episodes(),
+                    "avoided_per_step",
+                    new Interval(avoided, Double.NaN, Double.NaN));
         }
         return b.toString();
     }
