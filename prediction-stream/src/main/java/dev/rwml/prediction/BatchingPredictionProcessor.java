@@ -83,7 +83,9 @@ final class BatchingPredictionProcessor
     public void init(final ProcessorContext<byte[], SpecificRecord> context) {
         this.context = context;
         this.buffer = context.getStateStore(storeName);
-        this.buffered = (int) buffer.approximateNumEntries();
+        // Counted, not approximateNumEntries(): RocksDB only estimates it, and a restored buffer
+        // counted as empty would never be flushed by the wall-clock punctuation.
+        this.buffered = count(buffer);
         this.oldestBufferedAtMs = context.currentSystemTimeMs();
         if (buffered > 0) {
             LOG.info(
@@ -143,6 +145,17 @@ final class BatchingPredictionProcessor
         if (buffered >= config.batchSize()) {
             flush();
         }
+    }
+
+    private static int count(final KeyValueStore<Long, BufferedRecord> store) {
+        int n = 0;
+        try (KeyValueIterator<Long, BufferedRecord> all = store.all()) {
+            while (all.hasNext()) {
+                all.next();
+                n++;
+            }
+        }
+        return n;
     }
 
     private void flushIfDue(final long nowMs) {

@@ -174,7 +174,10 @@ public record PredictionConfig(
                         Type.STRING,
                         "",
                         Importance.LOW,
-                        "Kafka Streams state directory; empty: rwml-streams in java.io.tmpdir.")
+                        "Kafka Streams state directory; empty: rwml-streams in java.io.tmpdir. It"
+                                + " keeps the batch buffer and the instance's process id, so an"
+                                + " instance restarted on it after a crash fences the dead one's"
+                                + " transaction at once; two instances on one machine need two.")
                 .define(
                         "transaction.timeout",
                         Type.STRING,

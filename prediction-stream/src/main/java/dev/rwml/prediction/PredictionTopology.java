@@ -26,7 +26,7 @@ import org.apache.kafka.streams.state.Stores;
  *       |                     decoded in the processor so bad bytes can be dead-lettered)
  *       v
  * batch-predict               selection, validation, prompt fitting; buffered in
- *       |                     prediction-batch-buffer (in-memory, changelogged); G samples per
+ *       |                     prediction-batch-buffer (RocksDB, changelogged); G samples per
  *       |                     transition generated in batches
  *       +--> rwml.&lt;run&gt;.predictions   key: transitionId (the same bytes), value: PredictionGroup
  *       +--> rwml.&lt;run&gt;.dead-letters  key: the original key bytes, value: DeadLetter
@@ -68,8 +68,13 @@ public final class PredictionTopology {
             final PredictionMetrics metrics,
             final Clock clock) {
         final StoreBuilder<KeyValueStore<Long, BufferedRecord>> buffer =
+                // Persistent (RocksDB), although the buffer is small: only with a persistent
+                // store does Kafka Streams keep its process id in state.dir, so an instance
+                // restarted after a kill reuses the dead one's transactional id and aborts its
+                // open transaction at once. With an in-memory store the new instance got a new id
+                // and its restore and offset fetch waited for that transaction's timeout (5 min).
                 Stores.keyValueStoreBuilder(
-                                Stores.inMemoryKeyValueStore(BUFFER_STORE),
+                                Stores.persistentKeyValueStore(BUFFER_STORE),
                                 Serdes.Long(),
                                 BufferedRecord.serde())
                         // Short segments let compaction drop flushed entries, so a restore

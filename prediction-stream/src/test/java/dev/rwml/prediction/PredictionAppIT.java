@@ -46,6 +46,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TransactionListing;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -56,6 +58,7 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterEach;
@@ -306,6 +309,84 @@ class PredictionAppIT {
         final List<PredictionGroup> all = groups();
         assertThat(all).hasSize(ids.size());
         assertThat(keys(all)).containsExactlyInAnyOrderElementsOf(ids);
+    }
+
+    @Test
+    void shouldGenerateTheRestoredBufferAtOnceAfterACrashLeftATransactionOpen() throws Exception {
+        publishModel(0, 1);
+        // Batches of 7 and no time-based flush: what the first instance consumed last waits in
+        // the committed buffer store.
+        final PredictionApp first = startApp(Map.of("batch.size", "7", "batch.max.wait", "PT10M"));
+        final List<String> ids = produceTransitions("sigkill", 0, 10);
+        await().atMost(WAIT).until(this::consumedEverything);
+        first.close();
+        final int generatedBefore = groups().size();
+        assertThat(generatedBefore).isLessThan(ids.size());
+
+        // A SIGKILL in the middle of a batch leaves the dead instance's transaction open: its
+        // buffer writes and its input offsets pending, so every read_committed reader of the
+        // changelog and the group's offsets waits for it. Only a producer with the same
+        // transactional id aborts it at once; anyone else waits for its transaction timeout.
+        final String group = "rwml-" + run + "-prediction";
+        final List<String> deadIds = transactionalIdsOf(group);
+        assertThat(deadIds).isNotEmpty();
+        for (final String deadId : deadIds) {
+            leaveTransactionOpen(deadId, group);
+        }
+
+        // The restarted instance gets no new transition: the restored buffer alone must be
+        // generated, well before the dead transaction's five minutes are up.
+        final long restartedAt = System.nanoTime();
+        startApp(Map.of("batch.size", "7"));
+        await().atMost(Duration.ofSeconds(60)).until(() -> keys(groups()).size() == ids.size());
+        final Duration took = Duration.ofNanos(System.nanoTime() - restartedAt);
+
+        assertThat(groups()).hasSize(ids.size());
+        assertThat(keys(groups())).containsExactlyInAnyOrderElementsOf(ids);
+        assertThat(took).isLessThan(Duration.ofSeconds(60));
+    }
+
+    /** The transactional ids the stage's producers registered with the coordinator. */
+    private static List<String> transactionalIdsOf(final String applicationId) throws Exception {
+        try (Admin admin = KAFKA.admin()) {
+            return admin.listTransactions().all().get().stream()
+                    .map(TransactionListing::transactionalId)
+                    .filter(id -> id.startsWith(applicationId + "-"))
+                    .toList();
+        }
+    }
+
+    /**
+     * What a killed instance leaves behind: under its transactional id, a transaction with a
+     * buffer-store write and the group's input offsets, neither committed nor aborted.
+     */
+    private void leaveTransactionOpen(final String transactionalId, final String group)
+            throws Exception {
+        final Map<TopicPartition, OffsetAndMetadata> committed;
+        try (Admin admin = KAFKA.admin()) {
+            committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+        }
+        final Map<String, Object> props = new HashMap<>();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
+        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+        props.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 300_000);
+        final KafkaProducer<byte[], byte[]> dead = new KafkaProducer<>(props);
+        dead.initTransactions();
+        dead.beginTransaction();
+        final String changelog = group + "-" + PredictionTopology.BUFFER_STORE + "-changelog";
+        dead.send(
+                        new ProducerRecord<>(
+                                changelog,
+                                0,
+                                Serdes.Long().serializer().serialize(changelog, Long.MAX_VALUE),
+                                null))
+                .get();
+        dead.sendOffsetsToTransaction(committed, new ConsumerGroupMetadata(group));
+        dead.flush();
+        // A forced close neither commits nor aborts, like the kill.
+        dead.close(Duration.ZERO);
     }
 
     /** What a stream thread dies of in the crash test: not a RuntimeException, so not handled. */
