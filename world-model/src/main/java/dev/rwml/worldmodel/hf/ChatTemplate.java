@@ -117,6 +117,27 @@ public final class ChatTemplate {
         return new ChatTemplate(template, specialTokens(root));
     }
 
+    /**
+     * The template of a checkpoint directory, or empty when it has no {@code tokenizer_config.json}
+     * or no {@code chat_template} in it (a base model: prompts stay plain text).
+     */
+    public static java.util.Optional<ChatTemplate> find(final Path checkpointDir) {
+        final Path file = checkpointDir.resolve(FILE);
+        if (!java.nio.file.Files.isRegularFile(file)) {
+            return java.util.Optional.empty();
+        }
+        final JsonNode root;
+        try {
+            root = JSON.readTree(file.toFile());
+        } catch (final IOException e) {
+            throw new UncheckedIOException("cannot read " + file, e);
+        }
+        final String template = templateText(root.get("chat_template"));
+        return template == null
+                ? java.util.Optional.empty()
+                : java.util.Optional.of(new ChatTemplate(template, specialTokens(root)));
+    }
+
     /** A template given as text, with the special-token strings it may refer to. */
     public static ChatTemplate of(final String template, final Map<String, String> specialTokens) {
         return new ChatTemplate(template, new HashMap<>(specialTokens));

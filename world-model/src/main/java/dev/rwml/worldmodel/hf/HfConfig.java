@@ -166,6 +166,37 @@ public record HfConfig(
                 eosIds(root.get("eos_token_id")));
     }
 
+    /** Weights in the checkpoint (every tensor {@link #tensorShapes} names). */
+    public long parameterCount() {
+        long n = 0;
+        for (final long[] shape : tensorShapes().values()) {
+            long size = 1;
+            for (final long d : shape) {
+                size *= d;
+            }
+            n += size;
+        }
+        return n;
+    }
+
+    /** The shape as a model version's manifest states it ({@code modelConfig}). */
+    public Map<String, String> toManifestMap() {
+        final Map<String, String> m = new LinkedHashMap<>();
+        m.put("family", "hf");
+        m.put("architecture", architecture.className());
+        m.put("vocabSize", Integer.toString(vocabSize));
+        m.put("hiddenSize", Integer.toString(hiddenSize));
+        m.put("intermediateSize", Integer.toString(intermediateSize));
+        m.put("layers", Integer.toString(layers));
+        m.put("heads", Integer.toString(heads));
+        m.put("kvHeads", Integer.toString(kvHeads));
+        m.put("headDim", Integer.toString(headDim));
+        m.put("maxContext", Integer.toString(maxPositions));
+        m.put("tiedHead", Boolean.toString(tiedEmbeddings));
+        m.put("parameters", Long.toString(parameterCount()));
+        return m;
+    }
+
     /** Query heads that share one key/value head. */
     public int groupSize() {
         return heads / kvHeads;

@@ -217,16 +217,21 @@ public final class BaseModelInit {
         }
     }
 
-    private static void ensureTopics(final Config config, final TopicCatalog catalog) {
-        try (Admin admin = Admin.create(new HashMap<>(config.kafkaConfig()))) {
+    static void ensureTopics(final Config config, final TopicCatalog catalog) {
+        ensureTopics(config.kafkaConfig(), config.run(), catalog);
+    }
+
+    static void ensureTopics(
+            final Map<String, ?> kafkaConfig, final String run, final TopicCatalog catalog) {
+        try (Admin admin = Admin.create(new HashMap<String, Object>(kafkaConfig))) {
             new TopicAdmin(admin, catalog)
-                    .ensure(catalog.forRun(config.run()))
+                    .ensure(catalog.forRun(run))
                     .warnings()
                     .forEach(w -> LOG.warn("Topic check: {}", w));
         }
     }
 
-    private static void refuseIfInitialised(final ModelChannel channel, final Duration timeout) {
+    static void refuseIfInitialised(final ModelChannel channel, final Duration timeout) {
         try (ModelChannelReader reader =
                 new ModelChannelReader(channel, Optional.empty(), timeout)) {
             final List<ModelVersion> versions = reader.manifests();

@@ -4,6 +4,8 @@ import ai.djl.ndarray.NDManager;
 import dev.rwml.worldmodel.DjlRuntime;
 import dev.rwml.worldmodel.channel.VerifiedArtifact;
 import dev.rwml.worldmodel.checkpoint.Checkpoint;
+import dev.rwml.worldmodel.hf.HfCheckpoint;
+import dev.rwml.worldmodel.hf.HfModel;
 import dev.rwml.worldmodel.model.TransformerLM;
 import dev.rwml.worldmodel.prompt.PromptFormat;
 import dev.rwml.worldmodel.tokenizer.WorldModelTokenizer;
@@ -11,8 +13,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Loads world-model checkpoints ({@link Checkpoint} zips) into DJL on the runtime's device; each
- * loaded version owns a sub-manager of this loader's base manager.
+ * Loads world-model versions into DJL on the runtime's device, in either artifact format: the small
+ * model's {@link Checkpoint} zip, or a Hugging Face checkpoint ({@link HfCheckpoint}). Each loaded
+ * version owns a sub-manager of this loader's base manager.
  */
 public final class CheckpointModelLoader implements ModelLoader {
 
@@ -34,6 +37,10 @@ public final class CheckpointModelLoader implements ModelLoader {
 
     @Override
     public PredictionModel load(final VerifiedArtifact artifact) {
+        if (HfCheckpoint.FORMAT.equals(artifact.manifest().getArtifact().getFormat())
+                || HfCheckpoint.isFormat(artifact.bytes())) {
+            return fromHf(artifact.version(), HfCheckpoint.fromBytes(artifact.bytes()));
+        }
         final Checkpoint checkpoint = Checkpoint.fromBytes(artifact.bytes());
         if (checkpoint.version() != artifact.version()) {
             LOG.warn(
@@ -63,6 +70,24 @@ public final class CheckpointModelLoader implements ModelLoader {
                 checkpoint.config().maxContext(),
                 tokenizer.vocabSize());
         return new WorldModelPredictor(version, model, tokenizer, format);
+    }
+
+    /** Loads a Hugging Face checkpoint artifact already in memory. */
+    public PredictionModel fromHf(final long version, final HfCheckpoint checkpoint) {
+        final HfModel model = HfModel.open(checkpoint, manager);
+        LOG.info(
+                "Loaded model version {}: {} ({} parameters, context {}, vocabulary {}, {})",
+                version,
+                model.decoder().config().architecture().className(),
+                model.decoder().config().parameterCount(),
+                model.decoder().maxContext(),
+                model.decoder().vocabSize(),
+                model.chat().isPresent() ? "chat template" : "plain prompts, no chat template");
+        return new WorldModelPredictor(
+                version,
+                model.decoder(),
+                model.tokenizer(),
+                (view, max) -> model.prompt(format, view, max));
     }
 
     @Override

@@ -4,9 +4,12 @@ import dev.rwml.events.ModelVersion;
 import dev.rwml.events.OffsetRange;
 import dev.rwml.runtime.settings.Connection;
 import dev.rwml.worldmodel.init.BaseModelInit;
+import dev.rwml.worldmodel.init.HfModelInit;
 import dev.rwml.worldmodel.init.PretrainingSlice;
 import dev.rwml.worldmodel.train.StepMetrics;
 import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -43,7 +46,10 @@ final class ModelCommand implements Runnable {
                         + " SFT, and publish it as version 0 of the run.",
                 "The small base model stands in for the paper's pretrained LLM. Start the run's"
                         + " prediction stage from the offsets after the slice (printed at the"
-                        + " end), so RWML never trains on the pretraining data."
+                        + " end), so RWML never trains on the pretraining data.",
+                "With --from-hf DIR, publish a Hugging Face checkpoint (Qwen2, Qwen3, Llama:"
+                        + " config.json, safetensors, tokenizer.json) as version 0 instead; no"
+                        + " slice is read and nothing is trained."
             })
     static final class Init implements Callable<Integer> {
 
@@ -84,6 +90,14 @@ final class ModelCommand implements Runnable {
                 description = "Seed of initialisation and shuffling (default: ${DEFAULT-VALUE}).")
         private long seed;
 
+        @Option(
+                names = "--from-hf",
+                paramLabel = "DIR",
+                description =
+                        "Publish this Hugging Face checkpoint directory as version 0 (the"
+                                + " size, steps, transitions and env options do not apply).")
+        private Path fromHf;
+
         @CommandLine.Mixin private ClusterOptions cluster;
 
         /** What to initialise; every client of init starts from the cluster's connection. */
@@ -103,6 +117,9 @@ final class ModelCommand implements Runnable {
         @Override
         public Integer call() {
             final PrintWriter out = spec.commandLine().getOut();
+            if (fromHf != null) {
+                return fromHf(out);
+            }
             final BaseModelInit.Config config = config();
             out.printf(
                     Locale.ROOT,
@@ -123,6 +140,35 @@ final class ModelCommand implements Runnable {
                         r.getFromOffset(),
                         r.getUntilOffset());
             }
+            out.flush();
+            return 0;
+        }
+
+        private int fromHf(final PrintWriter out) {
+            final Connection connection = cluster.connection();
+            out.printf(Locale.ROOT, "rwml model init: run %s from %s%n", run, fromHf);
+            out.flush();
+            final ModelVersion sent =
+                    HfModelInit.run(
+                            new HfModelInit.Config(
+                                    run,
+                                    connection.kafkaConfig(Map.of()),
+                                    connection.registryConfig(),
+                                    fromHf,
+                                    Duration.ofSeconds(60)));
+            out.printf(
+                    Locale.ROOT,
+                    "published version 0 of run %s: %s, %s parameters, %d bytes (%s), sha256 %s%n",
+                    sent.getRun(),
+                    sent.getModelConfig().get("architecture"),
+                    sent.getModelConfig().get("parameters"),
+                    sent.getArtifact().getSizeBytes(),
+                    sent.getArtifact().getFormat(),
+                    sent.getArtifact().getSha256());
+            out.println(
+                    "start the prediction stage with its default start.from=after-base: version 0"
+                            + " was trained on none of rwml.transitions, so it reads from the"
+                            + " beginning");
             out.flush();
             return 0;
         }

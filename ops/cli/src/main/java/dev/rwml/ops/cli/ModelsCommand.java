@@ -2,10 +2,18 @@ package dev.rwml.ops.cli;
 
 import dev.rwml.events.ModelVersion;
 import dev.rwml.runtime.lifecycle.StopSignals;
+import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.trainer.ModelCommands;
+import dev.rwml.worldmodel.channel.ModelChannel;
+import dev.rwml.worldmodel.channel.ModelChannelReader;
+import dev.rwml.worldmodel.channel.VerifiedArtifact;
+import dev.rwml.worldmodel.hf.HfCheckpoint;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
@@ -101,9 +109,13 @@ final class ModelsCommand implements Runnable {
     @Command(
             name = "export",
             mixinStandardHelpOptions = true,
-            description =
-                    "Write a version's verified artifact (safetensors, config, tokenizer.json in a"
-                            + " zip) to a directory.")
+            description = {
+                "Write a version's verified artifact (safetensors, config, tokenizer.json in a"
+                        + " zip) to a directory.",
+                "With --hf DIR, write a version of a run initialised from a Hugging Face"
+                        + " checkpoint as a Hugging Face checkpoint directory instead"
+                        + " (config.json, model.safetensors, tokenizer files)."
+            })
     static final class Export implements Callable<Integer> {
         @Mixin private Target target;
         @Spec private CommandSpec spec;
@@ -120,8 +132,17 @@ final class ModelsCommand implements Runnable {
                 description = "Where to write it (default: the current directory).")
         private Path dir;
 
+        @Option(
+                names = "--hf",
+                paramLabel = "DIR",
+                description = "Write a Hugging Face checkpoint directory here instead of a zip.")
+        private Path hf;
+
         @Override
         public Integer call() throws Exception {
+            if (hf != null) {
+                return exportHf();
+            }
             final Path file =
                     ModelCommands.export(
                             target.cluster.connection(),
@@ -130,6 +151,51 @@ final class ModelsCommand implements Runnable {
                             Optional.empty(),
                             dir);
             spec.commandLine().getOut().println(file);
+            return 0;
+        }
+
+        private int exportHf() throws Exception {
+            try (ModelChannel channel =
+                            new ModelChannel(
+                                    TopicCatalog.defaults().run(target.run),
+                                    target.cluster.connection().kafkaConfig(Map.of()),
+                                    target.cluster.connection().registryConfig());
+                    ModelChannelReader reader =
+                            new ModelChannelReader(
+                                    channel, Optional.empty(), Duration.ofSeconds(60))) {
+                final VerifiedArtifact artifact =
+                        version == null
+                                ? reader.latest()
+                                        .orElseThrow(
+                                                () ->
+                                                        new IllegalStateException(
+                                                                "run "
+                                                                        + target.run
+                                                                        + " has no version yet"))
+                                : reader.fetch(version);
+                if (!HfCheckpoint.isFormat(artifact.bytes())) {
+                    throw new CommandLine.ParameterException(
+                            spec.commandLine(),
+                            "version "
+                                    + artifact.version()
+                                    + " of run "
+                                    + target.run
+                                    + " is in format "
+                                    + artifact.manifest().getArtifact().getFormat()
+                                    + ", not a Hugging Face checkpoint: export it without --hf");
+                }
+                final HfCheckpoint checkpoint = HfCheckpoint.fromBytes(artifact.bytes());
+                checkpoint.writeTo(hf);
+                spec.commandLine()
+                        .getOut()
+                        .printf(
+                                Locale.ROOT,
+                                "wrote version %d of run %s as a Hugging Face checkpoint: %s (%s)%n",
+                                artifact.version(),
+                                target.run,
+                                hf,
+                                String.join(", ", checkpoint.files().keySet()));
+            }
             return 0;
         }
     }
