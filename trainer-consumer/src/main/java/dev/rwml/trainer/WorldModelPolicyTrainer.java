@@ -6,8 +6,13 @@ import dev.rwml.events.RewardedSample;
 import dev.rwml.worldmodel.DjlRuntime;
 import dev.rwml.worldmodel.channel.VerifiedArtifact;
 import dev.rwml.worldmodel.checkpoint.Checkpoint;
+import dev.rwml.worldmodel.hf.HfCheckpoint;
+import dev.rwml.worldmodel.hf.HfDecoder;
+import dev.rwml.worldmodel.hf.HfModel;
+import dev.rwml.worldmodel.model.CausalLM;
 import dev.rwml.worldmodel.model.ModelConfig;
 import dev.rwml.worldmodel.model.SequenceBatch;
+import dev.rwml.worldmodel.model.Tensor;
 import dev.rwml.worldmodel.model.TransformerLM;
 import dev.rwml.worldmodel.tokenizer.WorldModelTokenizer;
 import dev.rwml.worldmodel.train.Advantages;
@@ -25,10 +30,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The shipped {@link PolicyTrainer}: the DJL transformer world model of a checkpoint, trained with
- * the world-model module's GRPO loss (clipped ratio against the recorded behaviour log-probs, k3 KL
- * to version 0) or its SFT loss on the observed next states, with AdamW whose moments travel in
- * every published checkpoint.
+ * The shipped {@link PolicyTrainer}: the DJL world model of a checkpoint (the small GPT, or a
+ * Hugging Face checkpoint's decoder in float32, GRPO only), trained with the world-model module's
+ * GRPO loss (clipped ratio against the recorded behaviour log-probs, k3 KL to version 0) or its SFT
+ * loss on the observed next states, with AdamW whose moments travel in every published checkpoint.
  */
 public final class WorldModelPolicyTrainer implements PolicyTrainer {
 
@@ -44,12 +49,25 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
     private final Objective objective;
     private final TrainerConfig config;
     private final NDManager manager;
-    private final TransformerLM policy;
-    private final TransformerLM reference;
+    private final CausalLM policy;
+    private final CausalLM reference;
     private final Trainer trainer;
     private final WorldModelTokenizer tokenizer;
-    private final ModelConfig modelConfig;
-    private final String tokenizerJson;
+    private final int maxContext;
+    private final Format format;
+
+    /**
+     * What differs between the artifact formats: how a trained version is written and described.
+     * The small model's {@link Checkpoint} zip, or a Hugging Face checkpoint's files with new
+     * weights.
+     */
+    private interface Format {
+        byte[] checkpoint(long version, CausalLM policy, Map<String, Tensor> optimizerState);
+
+        String name();
+
+        Map<String, String> modelConfig();
+    }
 
     private WorldModelPolicyTrainer(
             final TrainerConfig config,
@@ -58,35 +76,149 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
             final boolean latestIsOwnVersion) {
         this.objective = config.objective();
         this.config = config;
-        this.modelConfig = latest.config();
-        this.tokenizerJson = latest.tokenizerJson();
+        final ModelConfig modelConfig = latest.config();
+        final String tokenizerJson = latest.tokenizerJson();
         this.tokenizer = WorldModelTokenizer.fromJson(tokenizerJson);
+        this.maxContext = modelConfig.maxContext();
         this.manager = DjlRuntime.newManager();
         this.policy = TransformerLM.fromTensors(latest.config(), latest.weights(), manager);
         // SFT and a zero KL weight need no reference: skip its memory and forward passes.
         this.reference =
-                objective == Objective.GRPO && config.klCoefficient() > 0
+                needsReference(config)
                         ? TransformerLM.fromTensors(base.config(), base.weights(), manager)
                         : null;
-        this.trainer =
-                new Trainer(
-                        policy,
-                        reference,
-                        new TrainConfig(
-                                config.learningRate(),
-                                0.0,
-                                0.9,
-                                0.999,
-                                1e-8,
-                                config.maxGradNorm(),
-                                config.warmupSteps(),
-                                0,
-                                TrainConfig.Schedule.CONSTANT,
-                                1.0),
-                        tokenizer.padId());
-        if (!latest.optimizerState().isEmpty()) {
+        this.format =
+                new Format() {
+                    @Override
+                    public byte[] checkpoint(
+                            final long version,
+                            final CausalLM model,
+                            final Map<String, Tensor> optimizerState) {
+                        return new Checkpoint(
+                                        version,
+                                        modelConfig,
+                                        tokenizerJson,
+                                        ((TransformerLM) model).toTensors(),
+                                        optimizerState)
+                                .toBytes();
+                    }
+
+                    @Override
+                    public String name() {
+                        return Checkpoint.FORMAT;
+                    }
+
+                    @Override
+                    public Map<String, String> modelConfig() {
+                        final Map<String, String> m = new LinkedHashMap<>();
+                        m.put("vocabSize", Integer.toString(modelConfig.vocabSize()));
+                        m.put("dModel", Integer.toString(modelConfig.dModel()));
+                        m.put("layers", Integer.toString(modelConfig.layers()));
+                        m.put("heads", Integer.toString(modelConfig.heads()));
+                        m.put("mlp", Integer.toString(modelConfig.mlp()));
+                        m.put("maxContext", Integer.toString(modelConfig.maxContext()));
+                        m.put("parameters", Long.toString(modelConfig.parameterCount()));
+                        return m;
+                    }
+                };
+        this.trainer = newTrainer(config, policy, reference, tokenizer.padId());
+        resume(config, latest.optimizerState(), latest.version(), latestIsOwnVersion);
+    }
+
+    /**
+     * A trainer of a Hugging Face checkpoint version (float32 compute): GRPO only, with version 0
+     * as the KL reference; versions are published as the same checkpoint files with new weights.
+     */
+    private WorldModelPolicyTrainer(
+            final TrainerConfig config,
+            final HfCheckpoint base,
+            final HfCheckpoint latest,
+            final boolean latestIsOwnVersion) {
+        if (config.objective() != Objective.GRPO) {
+            throw new IllegalStateException(
+                    "objective="
+                            + config.objective().wireName()
+                            + " is not available for a Hugging Face checkpoint yet: train it with"
+                            + " objective=grpo");
+        }
+        this.objective = config.objective();
+        this.config = config;
+        this.tokenizer = null;
+        this.manager = DjlRuntime.newManager();
+        final HfModel loaded = HfModel.open(latest, manager);
+        final int padId = loaded.tokenizer().padId();
+        loaded.tokenizer().close();
+        final HfDecoder decoder = loaded.decoder();
+        this.policy = decoder;
+        this.maxContext = decoder.maxContext();
+        HfDecoder ref = null;
+        if (needsReference(config)) {
+            final HfModel baseModel = HfModel.open(base, manager);
+            baseModel.tokenizer().close();
+            ref = baseModel.decoder();
+        }
+        this.reference = ref;
+        final Map<String, String> manifestConfig = decoder.config().toManifestMap();
+        this.format =
+                new Format() {
+                    @Override
+                    public byte[] checkpoint(
+                            final long version,
+                            final CausalLM model,
+                            final Map<String, Tensor> optimizerState) {
+                        return latest.withWeights(
+                                        version, ((HfDecoder) model).toTensors(), optimizerState)
+                                .toBytes();
+                    }
+
+                    @Override
+                    public String name() {
+                        return HfCheckpoint.FORMAT;
+                    }
+
+                    @Override
+                    public Map<String, String> modelConfig() {
+                        return manifestConfig;
+                    }
+                };
+        this.trainer = newTrainer(config, policy, reference, padId);
+        resume(config, latest.optimizerState(), latest.version(), latestIsOwnVersion);
+    }
+
+    private static boolean needsReference(final TrainerConfig config) {
+        return config.objective() == Objective.GRPO && config.klCoefficient() > 0;
+    }
+
+    private static Trainer newTrainer(
+            final TrainerConfig config,
+            final CausalLM policy,
+            final CausalLM reference,
+            final int padId) {
+        return new Trainer(
+                policy,
+                reference,
+                new TrainConfig(
+                        config.learningRate(),
+                        0.0,
+                        0.9,
+                        0.999,
+                        1e-8,
+                        config.maxGradNorm(),
+                        config.warmupSteps(),
+                        0,
+                        TrainConfig.Schedule.CONSTANT,
+                        1.0),
+                padId);
+    }
+
+    private void resume(
+            final TrainerConfig config,
+            final Map<String, Tensor> optimizerState,
+            final long latestVersion,
+            final boolean latestIsOwnVersion) {
+        if (!optimizerState.isEmpty()) {
             if (resumesOptimizer(config, latestIsOwnVersion)) {
-                trainer.optimizer().load(latest.optimizerState());
+                trainer.optimizer().load(optimizerState);
             } else {
                 // Another objective's moments (the base model's SFT, beta2 0.95, hundreds of
                 // steps in, so no warmup) would steer the first updates; start from zero.
@@ -94,7 +226,7 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
                         "Trainer: fresh optimizer moments with {} warmup steps; version {}'s"
                                 + " moments come from another objective (optimizer.fresh=true)",
                         config.warmupSteps(),
-                        latest.version());
+                        latestVersion);
             }
         }
     }
@@ -104,17 +236,31 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
         return !config.freshOptimizer() || latestIsOwnVersion;
     }
 
-    /** The factory the trainer app uses: checkpoints of the rwml-checkpoint-zip format. */
+    /**
+     * The factory the trainer app uses: versions in the small model's rwml-checkpoint-zip format or
+     * in the Hugging Face checkpoint format ({@link HfCheckpoint}), as version 0 was published.
+     */
     public static PolicyTrainerFactory factory() {
-        return (config, reference, latest) ->
-                new WorldModelPolicyTrainer(
+        return (config, reference, latest) -> {
+            final boolean own =
+                    latest.version() > 0
+                            && config.objective()
+                                    .wireName()
+                                    .contentEquals(latest.manifest().getObjective());
+            if (HfCheckpoint.isFormat(latest.bytes())) {
+                final HfCheckpoint base = HfCheckpoint.fromBytes(reference.bytes());
+                return new WorldModelPolicyTrainer(
                         config,
-                        open(reference),
-                        latest == reference ? open(reference) : open(latest),
-                        latest.version() > 0
-                                && config.objective()
-                                        .wireName()
-                                        .contentEquals(latest.manifest().getObjective()));
+                        base,
+                        latest == reference ? base : HfCheckpoint.fromBytes(latest.bytes()),
+                        own);
+            }
+            return new WorldModelPolicyTrainer(
+                    config,
+                    open(reference),
+                    latest == reference ? open(reference) : open(latest),
+                    own);
+        };
     }
 
     private static Checkpoint open(final VerifiedArtifact artifact) {
@@ -224,10 +370,7 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
 
     private SftPairs.Fitted fitted(final RewardedGroup g) {
         return SftPairs.fit(
-                tokenizer,
-                ints(g.getPromptTokenIds()),
-                g.getObservedNextState(),
-                modelConfig.maxContext());
+                tokenizer, ints(g.getPromptTokenIds()), g.getObservedNextState(), maxContext);
     }
 
     private List<SequenceBatch.Pair> sftPairs(final List<RewardedGroup> groups) {
@@ -259,31 +402,22 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
 
     @Override
     public byte[] checkpoint(final long version) {
-        return new Checkpoint(
-                        version,
-                        modelConfig,
-                        tokenizerJson,
-                        policy.toTensors(),
-                        trainer.optimizerState())
-                .toBytes();
+        return format.checkpoint(version, policy, trainer.optimizerState());
+    }
+
+    /** The model being trained (tests compare it with what a published version reloads to). */
+    CausalLM policy() {
+        return policy;
     }
 
     @Override
     public String artifactFormat() {
-        return Checkpoint.FORMAT;
+        return format.name();
     }
 
     @Override
     public Map<String, String> modelConfig() {
-        final Map<String, String> m = new LinkedHashMap<>();
-        m.put("vocabSize", Integer.toString(modelConfig.vocabSize()));
-        m.put("dModel", Integer.toString(modelConfig.dModel()));
-        m.put("layers", Integer.toString(modelConfig.layers()));
-        m.put("heads", Integer.toString(modelConfig.heads()));
-        m.put("mlp", Integer.toString(modelConfig.mlp()));
-        m.put("maxContext", Integer.toString(modelConfig.maxContext()));
-        m.put("parameters", Long.toString(modelConfig.parameterCount()));
-        return m;
+        return format.modelConfig();
     }
 
     @Override
@@ -293,7 +427,9 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
         if (reference != null) {
             reference.close();
         }
-        tokenizer.close();
+        if (tokenizer != null) {
+            tokenizer.close();
+        }
         manager.close();
     }
 }

@@ -1,0 +1,151 @@
+package dev.rwml.trainer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
+import dev.rwml.events.ArtifactRef;
+import dev.rwml.events.ModelVersion;
+import dev.rwml.events.RewardedGroup;
+import dev.rwml.events.TrainingCounters;
+import dev.rwml.worldmodel.DjlRuntime;
+import dev.rwml.worldmodel.channel.Artifacts;
+import dev.rwml.worldmodel.channel.VerifiedArtifact;
+import dev.rwml.worldmodel.hf.HfCheckpoint;
+import dev.rwml.worldmodel.hf.HfDecoder;
+import dev.rwml.worldmodel.model.CausalLM;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * GRPO on a Hugging Face version 0 (the tiny Qwen2 fixture): the trainer publishes the next version
+ * in the same checkpoint format, and that version exported as a checkpoint directory reloads with
+ * exactly the trained logits.
+ */
+class HfPolicyTrainerTest {
+
+    private static final long[] IDS = {1, 17, 42, 99, 250, 381, 7, 3};
+
+    @Test
+    void shouldTrainAHuggingFaceVersionAndExportItWithTheSameLogits(@TempDir final Path tmp)
+            throws Exception {
+        final HfCheckpoint v0 = HfCheckpoint.fromDirectory(fixture("qwen2-tiny"), 0);
+        final VerifiedArtifact base = artifact(v0.toBytes());
+        final TrainerConfig config =
+                TrainerConfig.defaults("r").with(Map.of("learning.rate", "1e-3"));
+        final byte[] v1;
+        final float[] trained;
+        try (PolicyTrainer trainer = WorldModelPolicyTrainer.factory().create(config, base, base)) {
+            assertThat(trainer.artifactFormat()).isEqualTo(HfCheckpoint.FORMAT);
+            assertThat(trainer.modelConfig())
+                    .containsEntry("architecture", "Qwen2ForCausalLM")
+                    .containsEntry("maxContext", "128");
+            final List<RewardedGroup> groups =
+                    List.of(
+                            Groups.group("alfworld/e/0", 0, 4, 384),
+                            Groups.group("alfworld/e/1", 0, 4, 384));
+            final StepStats stats = trainer.step(groups);
+            assertThat(stats.tokens()).isPositive();
+            assertThat(Double.isFinite(stats.loss())).isTrue();
+            v1 = trainer.checkpoint(1);
+            trained = logits(((WorldModelPolicyTrainer) trainer).policy());
+        }
+        assertThat(HfCheckpoint.isFormat(v1)).isTrue();
+        final Path exported = HfCheckpoint.fromBytes(v1).writeTo(tmp.resolve("v1"));
+        assertThat(Files.list(exported).map(p -> p.getFileName().toString()))
+                .containsExactlyInAnyOrder(
+                        "config.json",
+                        "generation_config.json",
+                        "model.safetensors",
+                        "tokenizer.json",
+                        "tokenizer_config.json");
+        final float[] reloaded;
+        final float[] original;
+        try (NDManager manager = DjlRuntime.newManager();
+                HfDecoder back = HfDecoder.load(exported, manager);
+                HfDecoder zero = HfDecoder.load(fixture("qwen2-tiny"), manager)) {
+            reloaded = logits(back);
+            original = logits(zero);
+        }
+        assertThat(reloaded).containsExactly(trained);
+        assertThat(reloaded).isNotEqualTo(original);
+
+        // the next trainer resumes from version 1 with its optimizer moments
+        try (PolicyTrainer next =
+                WorldModelPolicyTrainer.factory().create(config, base, artifact(v1, 1))) {
+            assertThat(logits(((WorldModelPolicyTrainer) next).policy())).containsExactly(trained);
+        }
+    }
+
+    @Test
+    void shouldRefuseSftOfAHuggingFaceVersionWithTheObjectiveToUse() throws Exception {
+        final VerifiedArtifact base =
+                artifact(HfCheckpoint.fromDirectory(fixture("qwen2-tiny"), 0).toBytes());
+        final TrainerConfig sft = TrainerConfig.defaults("r").with(Map.of("objective", "sft"));
+        assertThatThrownBy(() -> WorldModelPolicyTrainer.factory().create(sft, base, base))
+                .hasMessageContaining("objective=grpo");
+    }
+
+    private static float[] logits(final CausalLM model) {
+        final boolean grad = DjlRuntime.setGradMode(false);
+        try (NDManager step = DjlRuntime.newManager()) {
+            final long[] pos = new long[IDS.length];
+            for (int i = 0; i < pos.length; i++) {
+                pos[i] = i;
+            }
+            return model.forward(
+                            step.create(IDS, new Shape(1, IDS.length)),
+                            step.create(pos, new Shape(1, IDS.length)),
+                            dev.rwml.worldmodel.model.Masks.causal(step, IDS.length),
+                            null)
+                    .toFloatArray();
+        } finally {
+            DjlRuntime.setGradMode(grad);
+        }
+    }
+
+    private static VerifiedArtifact artifact(final byte[] bytes) throws Exception {
+        return artifact(bytes, 0);
+    }
+
+    private static VerifiedArtifact artifact(final byte[] bytes, final long version)
+            throws Exception {
+        final ModelVersion manifest =
+                ModelVersion.newBuilder()
+                        .setRun("r")
+                        .setVersion(version)
+                        .setCreatedAt(Instant.now())
+                        .setObjective(version == 0 ? "init" : "grpo")
+                        .setCounters(TrainingCounters.newBuilder().build())
+                        .setArtifact(
+                                ArtifactRef.newBuilder()
+                                        .setFormat(HfCheckpoint.FORMAT)
+                                        .setSizeBytes(bytes.length)
+                                        .setSha256(Artifacts.sha256Hex(bytes))
+                                        .setChunkCount(1)
+                                        .build())
+                        .build();
+        return VerifiedArtifact.verify(manifest, bytes);
+    }
+
+    /** A fixture checkpoint in {@code shared/fixtures/hf-tiny} beside the repository. */
+    static Path fixture(final String name) {
+        final String override = System.getProperty("rwml.hf.fixtures");
+        final Path root =
+                override != null
+                        ? Path.of(override)
+                        : Path.of(System.getProperty("user.dir"))
+                                .toAbsolutePath()
+                                .getParent()
+                                .resolveSibling("shared")
+                                .resolve("fixtures")
+                                .resolve("hf-tiny");
+        return root.resolve(name);
+    }
+}
