@@ -228,7 +228,10 @@ final class EvalCommand implements Callable<Integer> {
     @Option(
             names = "--out",
             paramLabel = "DIR",
-            description = "Also write eval.csv and eval.json to DIR.")
+            description =
+                    "Also write report.html (charts with intervals), report.md (model x split"
+                            + " tables), figure-*.csv (each chart's figures), eval.csv and"
+                            + " eval.json to DIR.")
     private Path out;
 
     @Mixin private ClusterOptions cluster;
@@ -297,7 +300,10 @@ final class EvalCommand implements Callable<Integer> {
             if (out != null) {
                 ReportWriter.writeFiles(report, out);
                 stdout.println(
-                        "wrote " + out.resolve("eval.csv") + " and " + out.resolve("eval.json"));
+                        "wrote "
+                                + out.resolve("report.html")
+                                + " (charts), report.md (tables), figure-*.csv, eval.csv and"
+                                + " eval.json");
             }
             stdout.flush();
             return 0;

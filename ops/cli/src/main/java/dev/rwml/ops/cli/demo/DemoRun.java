@@ -391,7 +391,20 @@ public final class DemoRun {
                             end.rewarded() / s,
                             end.trained() / s));
         }
-        lines.add("Base model lineage (the pretraining slice): " + init.lineage());
+        lines.add(
+                "Base model lineage (the pretraining slice of "
+                        + dev.rwml.schemas.topics.TopicCatalog.defaults().transitions().name()
+                        + "): "
+                        + init.lineage().stream()
+                                .map(
+                                        r ->
+                                                String.format(
+                                                        Locale.ROOT,
+                                                        "partition %d offsets [%d, %d)",
+                                                        r.getPartition(),
+                                                        r.getFromOffset(),
+                                                        r.getUntilOffset()))
+                                .collect(java.util.stream.Collectors.joining("; ")));
         return lines;
     }
 

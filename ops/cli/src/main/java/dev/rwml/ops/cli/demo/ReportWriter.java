@@ -14,9 +14,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Writes a run's report: {@code index.html} with PNG charts (held-out accuracy per version against
- * the base, training pass rate per version, KL to the base, throughput per stage) and the same
- * figures as CSV files beside it.
+ * Writes a run's report: {@code index.html} with its charts inline as SVG (held-out accuracy per
+ * version against the base, training pass rate per version, KL to the base, throughput per stage),
+ * the same charts as PNG files, and the same figures as CSV files beside it. The charts are drawn
+ * by {@link LineChart}, the renderer {@code rwml eval} and the status page use.
  */
 public final class ReportWriter {
 
@@ -59,12 +60,16 @@ public final class ReportWriter {
     public static Path write(final Report report, final Path dir) throws IOException {
         Files.createDirectories(dir);
         writeCsvs(report, dir);
-        heldOutChart(report).writePng(dir.resolve("heldout.png"));
-        passRateChart(report).writePng(dir.resolve("pass-rate.png"));
-        klChart(report).writePng(dir.resolve("kl.png"));
-        throughputChart(report).writePng(dir.resolve("throughput.png"));
+        final Map<String, LineChart> charts = new java.util.LinkedHashMap<>();
+        charts.put("heldout", heldOutChart(report));
+        charts.put("pass-rate", passRateChart(report));
+        charts.put("kl", klChart(report));
+        charts.put("throughput", throughputChart(report));
+        for (final Map.Entry<String, LineChart> e : charts.entrySet()) {
+            e.getValue().writePng(dir.resolve(e.getKey() + ".png"));
+        }
         final Path html = dir.resolve("index.html");
-        Files.writeString(html, html(report), StandardCharsets.UTF_8);
+        Files.writeString(html, html(report, charts), StandardCharsets.UTF_8);
         return html;
     }
 
@@ -153,7 +158,7 @@ public final class ReportWriter {
                 new LineChart(
                         "Held-out world-model accuracy (" + HeldOutEvaluator.SPLIT + ")",
                         "model version",
-                        "pass rate");
+                        "pass rate (fraction of samples)");
         final List<HeldOutEvaluator.Score> scores = r.heldOut();
         if (scores.isEmpty()) {
             return chart;
@@ -177,7 +182,10 @@ public final class ReportWriter {
 
     private static LineChart passRateChart(final Report r) {
         final LineChart chart =
-                new LineChart("Training pass rate per version", "behaviour version", "pass rate");
+                new LineChart(
+                        "Training pass rate per version",
+                        "behaviour version (the version that generated the groups)",
+                        "pass rate (fraction of samples)");
         final double[] xs = new double[r.passRates().size()];
         final double[] ys = new double[xs.length];
         int i = 0;
@@ -189,7 +197,11 @@ public final class ReportWriter {
     }
 
     private static LineChart klChart(final Report r) {
-        final LineChart chart = new LineChart("KL to the base model", "model version", "KL (k3)");
+        final LineChart chart =
+                new LineChart(
+                        "KL to the base model",
+                        "model version",
+                        "KL (k3 estimate, nats per token)");
         final List<double[]> points = new ArrayList<>();
         for (final ModelVersion v : r.versions().values()) {
             final Double kl = v.getMetrics() == null ? null : v.getMetrics().get("kl");
@@ -203,7 +215,11 @@ public final class ReportWriter {
     }
 
     private static LineChart throughputChart(final Report r) {
-        final LineChart chart = new LineChart("Throughput per stage", "seconds", "groups/s");
+        final LineChart chart =
+                new LineChart(
+                        "Throughput per stage",
+                        "time since the stages started (s)",
+                        "groups per second");
         final List<double[]> rates = RunMonitor.rates(r.throughput());
         final String[] names = {"prediction", "reward", "trainer"};
         for (int k = 0; k < names.length; k++) {
@@ -218,7 +234,7 @@ public final class ReportWriter {
         return chart;
     }
 
-    private static String html(final Report r) {
+    private static String html(final Report r, final Map<String, LineChart> charts) {
         final StringBuilder h = new StringBuilder();
         h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
                 .append("<title>RWML run ")
@@ -233,7 +249,7 @@ public final class ReportWriter {
         r.summary().forEach(line -> h.append("<li>").append(escape(line)).append("</li>\n"));
         h.append("</ul>\n<h2>Held-out world-model accuracy</h2>\n");
         r.heldOutNote().ifPresent(n -> h.append("<p>").append(escape(n)).append("</p>\n"));
-        h.append("<img src=\"heldout.png\" alt=\"held-out pass rate per version\">\n")
+        h.append(figure(charts, "heldout"))
                 .append("<table><tr><th>version</th><th>pass rate</th><th>mean similarity</th>")
                 .append("<th>samples</th></tr>\n");
         for (final HeldOutEvaluator.Score s : r.heldOut()) {
@@ -248,15 +264,26 @@ public final class ReportWriter {
         }
         h.append("</table> <a href=\"heldout.csv\">heldout.csv</a>\n")
                 .append("<h2>Training pass rate per version</h2>\n")
-                .append("<img src=\"pass-rate.png\" alt=\"pass rate per behaviour version\">\n")
+                .append(figure(charts, "pass-rate"))
                 .append("<p><a href=\"pass-rate.csv\">pass-rate.csv</a>, ")
                 .append("<a href=\"versions.csv\">versions.csv</a></p>\n")
-                .append(
-                        "<h2>KL to the base model</h2>\n<img src=\"kl.png\" alt=\"KL per version\">\n")
-                .append(
-                        "<h2>Throughput</h2>\n<img src=\"throughput.png\" alt=\"groups per second\">\n")
+                .append("<h2>KL to the base model</h2>\n")
+                .append(figure(charts, "kl"))
+                .append("<h2>Throughput</h2>\n")
+                .append(figure(charts, "throughput"))
                 .append("<p><a href=\"throughput.csv\">throughput.csv</a></p>\n</body></html>\n");
         return h.toString();
+    }
+
+    /** A chart inline as SVG, with a link to its PNG. */
+    private static String figure(final Map<String, LineChart> charts, final String name) {
+        return "<figure>"
+                + charts.get(name).svg()
+                + "<figcaption><a href=\""
+                + name
+                + ".png\">"
+                + name
+                + ".png</a></figcaption></figure>\n";
     }
 
     private static String escape(final String text) {

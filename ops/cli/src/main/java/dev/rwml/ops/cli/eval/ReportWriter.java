@@ -214,7 +214,10 @@ public final class ReportWriter {
         }
     }
 
-    /** Writes {@code eval.csv} and {@code eval.json} into {@code dir}; returns the CSV's path. */
+    /**
+     * Writes {@code eval.csv} and {@code eval.json} into {@code dir}, and the readable report
+     * ({@link ReportPages}: report.html, report.md, figure-*.csv); returns the CSV's path.
+     */
     public static Path writeFiles(final EvalReport report, final Path dir) throws IOException {
         Files.createDirectories(dir);
         final Path csv = dir.resolve("eval.csv");
@@ -222,6 +225,7 @@ public final class ReportWriter {
         new ObjectMapper()
                 .enable(SerializationFeature.INDENT_OUTPUT)
                 .writeValue(dir.resolve("eval.json").toFile(), report);
+        ReportPages.write(report, dir);
         return csv;
     }
 

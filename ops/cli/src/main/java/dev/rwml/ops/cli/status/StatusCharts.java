@@ -61,7 +61,8 @@ final class StatusCharts {
     /** Pass rate per version: of the groups trained into it and of those it generated. */
     LineChart passRate() {
         final List<VersionInfo> versions = latest().versions();
-        return new LineChart("Pass rate per version", "model version", "pass rate")
+        return new LineChart(
+                        "Pass rate per version", "model version", "pass rate (fraction of samples)")
                 .add(
                         LineChart.Series.of(
                                 "trained into it",
@@ -74,7 +75,10 @@ final class StatusCharts {
 
     /** Groups trained per second between each version's parent and the version. */
     LineChart throughput() {
-        return new LineChart("Groups trained per second per version", "model version", "groups/s")
+        return new LineChart(
+                        "Groups trained per second per version",
+                        "model version",
+                        "groups per second")
                 .add(
                         LineChart.Series.of(
                                 "parent to version",
@@ -87,8 +91,8 @@ final class StatusCharts {
         final LineChart chart =
                 new LineChart(
                         "Records per second (live)",
-                        "seconds since served",
-                        "records/s",
+                        "time since the page was first served (s)",
+                        "records per second",
                         WIDE_WIDTH,
                         WIDE_HEIGHT);
         final String runPrefix = "rwml." + latest.run() + ".";

@@ -1,0 +1,347 @@
+package dev.rwml.ops.cli.eval;
+
+import dev.rwml.ops.cli.web.LineChart;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * The readable report of an {@link EvalReport}: {@code report.html} with its charts inline as SVG
+ * (models along x, one series per held-out set, 95% intervals as error bars), each chart's figures
+ * as {@code figure-<name>.csv}, and {@code report.md} with the paper-shaped tables (model x split,
+ * with intervals).
+ */
+public final class ReportPages {
+
+    /** A chart with the file name stem of its figures. */
+    record Figure(String name, String caption, LineChart chart) {}
+
+    private ReportPages() {}
+
+    /** Writes report.html, report.md and the figures' CSV files into {@code dir}. */
+    public static List<Path> write(final EvalReport report, final Path dir) throws IOException {
+        Files.createDirectories(dir);
+        final List<Figure> figures = figures(report);
+        final List<Path> written = new ArrayList<>();
+        for (final Figure f : figures) {
+            final Path csv = dir.resolve("figure-" + f.name() + ".csv");
+            Files.writeString(csv, f.chart().csv(), StandardCharsets.UTF_8);
+            written.add(csv);
+        }
+        final Path html = dir.resolve("report.html");
+        Files.writeString(html, html(report, figures), StandardCharsets.UTF_8);
+        final Path md = dir.resolve("report.md");
+        Files.writeString(md, markdown(report), StandardCharsets.UTF_8);
+        written.add(0, md);
+        written.add(0, html);
+        return written;
+    }
+
+    /** The report's charts, in page order. */
+    static List<Figure> figures(final EvalReport report) {
+        final List<Figure> out = new ArrayList<>();
+        final List<String> models = report.models().stream().map(m -> m.label()).toList();
+        if (!models.isEmpty() && !report.models().get(0).sets().isEmpty()) {
+            out.add(
+                    setFigure(
+                            report,
+                            "pass",
+                            "World-model pass rate at the training reward spec",
+                            "pass rate (fraction of samples)",
+                            EvalReport.Figures::pass));
+            out.add(
+                    setFigure(
+                            report,
+                            "strict",
+                            "Strict pass rate (similarity > 0.9)",
+                            "pass rate (fraction of samples)",
+                            EvalReport.Figures::strict));
+            out.add(
+                    setFigure(
+                            report,
+                            "similarity",
+                            "Mean similarity to the observed next state",
+                            "similarity (cosine or ROUGE, 0-1)",
+                            EvalReport.Figures::similarity));
+        }
+        final List<EvalReport.ModelResult> drifted =
+                report.models().stream().filter(m -> m.drift() != null).toList();
+        if (!drifted.isEmpty()) {
+            final LineChart chart =
+                    new LineChart(
+                                    "Parameters changed from the base",
+                                    "model",
+                                    "changed parameters (fraction of all)")
+                            .categories(drifted.stream().map(m -> m.label()).toList());
+            final double[] xs = new double[drifted.size()];
+            final double[] ys = new double[drifted.size()];
+            for (int i = 0; i < xs.length; i++) {
+                xs[i] = i;
+                ys[i] = drifted.get(i).drift().parameters().fraction();
+            }
+            chart.add(new LineChart.Series("|w' - w| > 1e-3 max(|w|, |w'|)", xs, ys, false));
+            out.add(new Figure("drift", "Fraction of parameters changed from the base", chart));
+        }
+        if (!report.agents().isEmpty()) {
+            out.add(
+                    agentFigure(
+                            report,
+                            "agent-invalid",
+                            "Guided agent: invalid-action rate",
+                            "actions that did nothing (fraction of actions)",
+                            EvalReport.AgentResult::invalidRate));
+            out.add(
+                    agentFigure(
+                            report,
+                            "agent-success",
+                            "Guided agent: task success",
+                            "episodes completed (fraction)",
+                            EvalReport.AgentResult::success));
+            out.add(
+                    agentFigure(
+                            report,
+                            "agent-steps",
+                            "Guided agent: steps per success",
+                            "actions per completed episode (steps)",
+                            EvalReport.AgentResult::stepsPerSuccess));
+        }
+        return out;
+    }
+
+    private static Figure setFigure(
+            final EvalReport report,
+            final String name,
+            final String title,
+            final String yLabel,
+            final Function<EvalReport.Figures, Interval> metric) {
+        final List<EvalReport.ModelResult> models = report.models();
+        final LineChart chart =
+                new LineChart(title, "model", yLabel)
+                        .categories(models.stream().map(m -> m.label()).toList());
+        final int sets = models.get(0).sets().size();
+        for (int s = 0; s < sets; s++) {
+            final double[][] v = new double[4][models.size()];
+            for (int i = 0; i < models.size(); i++) {
+                final EvalReport.SetResult r = models.get(i).sets().get(s);
+                final Interval in = metric.apply(r.all());
+                v[0][i] = i;
+                v[1][i] = in.estimate();
+                v[2][i] = in.low();
+                v[3][i] = in.high();
+            }
+            chart.add(
+                    LineChart.Series.withInterval(
+                            models.get(0).sets().get(s).set(), v[0], v[1], v[2], v[3]));
+        }
+        return new Figure(name, title, chart);
+    }
+
+    private static Figure agentFigure(
+            final EvalReport report,
+            final String name,
+            final String title,
+            final String yLabel,
+            final Function<EvalReport.AgentResult, Interval> metric) {
+        final Set<String> agents = new LinkedHashSet<>();
+        final Map<String, Map<String, EvalReport.AgentResult>> bySplit = new LinkedHashMap<>();
+        for (final EvalReport.AgentResult a : report.agents()) {
+            agents.add(a.agent());
+            bySplit.computeIfAbsent(a.set(), k -> new LinkedHashMap<>()).put(a.agent(), a);
+        }
+        final List<String> names = List.copyOf(agents);
+        final LineChart chart = new LineChart(title, "world model guiding the agent", yLabel);
+        chart.categories(names);
+        bySplit.forEach(
+                (split, results) -> {
+                    final double[][] v = new double[4][names.size()];
+                    for (int i = 0; i < names.size(); i++) {
+                        final EvalReport.AgentResult r = results.get(names.get(i));
+                        final Interval in =
+                                r == null
+                                        ? new Interval(Double.NaN, Double.NaN, Double.NaN)
+                                        : metric.apply(r);
+                        v[0][i] = i;
+                        v[1][i] = in.estimate();
+                        v[2][i] = in.low();
+                        v[3][i] = in.high();
+                    }
+                    chart.add(LineChart.Series.withInterval(split, v[0], v[1], v[2], v[3]));
+                });
+        return new Figure(name, title, chart);
+    }
+
+    static String html(final EvalReport report, final List<Figure> figures) {
+        final StringBuilder h = new StringBuilder();
+        h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
+                .append("<title>rwml eval</title><style>")
+                .append("body{font-family:sans-serif;max-width:64em;margin:2em auto}")
+                .append("table{border-collapse:collapse;margin:1em 0}")
+                .append("td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}")
+                .append("td:first-child,th:first-child{text-align:left}")
+                .append("figure{margin:1.5em 0}</style></head><body>\n<h1>rwml eval</h1>\n<p>")
+                .append(escape(settingsLine(report)))
+                .append("</p>\n");
+        report.rewardSpecs()
+                .forEach(
+                        (run, spec) ->
+                                h.append("<p>Training reward spec of ")
+                                        .append(escape(run))
+                                        .append(": <code>")
+                                        .append(escape(spec))
+                                        .append("</code></p>\n"));
+        for (final Table t : tables(report)) {
+            h.append("<h2>").append(escape(t.title())).append("</h2>\n<table>\n<tr>");
+            t.header().forEach(c -> h.append("<th>").append(escape(c)).append("</th>"));
+            h.append("</tr>\n");
+            for (final List<String> row : t.rows()) {
+                h.append("<tr>");
+                row.forEach(c -> h.append("<td>").append(escape(c)).append("</td>"));
+                h.append("</tr>\n");
+            }
+            h.append("</table>\n");
+        }
+        for (final Figure f : figures) {
+            h.append("<figure>")
+                    .append(f.chart().svg())
+                    .append("<figcaption>")
+                    .append(escape(f.caption()))
+                    .append(" (95% bootstrap intervals; figures in <a href=\"figure-")
+                    .append(f.name())
+                    .append(".csv\">figure-")
+                    .append(f.name())
+                    .append(".csv</a>)</figcaption></figure>\n");
+        }
+        h.append("<p>All figures: <a href=\"eval.csv\">eval.csv</a>, ")
+                .append("<a href=\"eval.json\">eval.json</a>.</p>\n</body></html>\n");
+        return h.toString();
+    }
+
+    /** A titled table. */
+    record Table(String title, List<String> header, List<List<String>> rows) {}
+
+    /** The paper-shaped tables: model x split per metric, then the agent's and the drift. */
+    static List<Table> tables(final EvalReport report) {
+        final List<Table> out = new ArrayList<>();
+        if (!report.models().isEmpty() && !report.models().get(0).sets().isEmpty()) {
+            out.add(setTable(report, "Pass rate at the training reward spec", f -> f.pass()));
+            out.add(setTable(report, "Strict pass rate (> 0.9)", f -> f.strict()));
+            out.add(setTable(report, "Exact match", f -> f.exact()));
+            out.add(setTable(report, "Mean similarity", f -> f.similarity()));
+        }
+        if (!report.agents().isEmpty()) {
+            final Set<String> splits = new LinkedHashSet<>();
+            report.agents().forEach(a -> splits.add(a.set()));
+            final List<String> header = new ArrayList<>(List.of("agent"));
+            for (final String s : splits) {
+                header.add(s + " invalid-action rate");
+                header.add(s + " success");
+                header.add(s + " steps per success");
+            }
+            final Map<String, List<String>> rows = new LinkedHashMap<>();
+            for (final EvalReport.AgentResult a : report.agents()) {
+                final List<String> row =
+                        rows.computeIfAbsent(
+                                a.agent(),
+                                k -> {
+                                    final List<String> r = new ArrayList<>(List.of(k));
+                                    for (int i = 1; i < header.size(); i++) {
+                                        r.add("-");
+                                    }
+                                    return r;
+                                });
+                final int at = 1 + 3 * List.copyOf(splits).indexOf(a.set());
+                row.set(at, a.invalidRate().format());
+                row.set(at + 1, a.success().format());
+                row.set(at + 2, a.stepsPerSuccess().format());
+            }
+            out.add(
+                    new Table(
+                            "World-model-guided agent (" + report.agent() + ")",
+                            header,
+                            List.copyOf(rows.values())));
+        }
+        final List<EvalReport.ModelResult> drifted =
+                report.models().stream().filter(m -> m.drift() != null).toList();
+        if (!drifted.isEmpty()) {
+            final Set<String> texts = new LinkedHashSet<>();
+            drifted.forEach(m -> texts.addAll(m.drift().kl().keySet()));
+            final List<String> header =
+                    new ArrayList<>(List.of("model", "base", "changed parameters"));
+            texts.forEach(t -> header.add("KL on " + t));
+            texts.forEach(t -> header.add("perplexity on " + t));
+            final List<List<String>> rows = new ArrayList<>();
+            for (final EvalReport.ModelResult m : drifted) {
+                final EvalReport.Drift d = m.drift();
+                final List<String> row = new ArrayList<>();
+                row.add(m.label());
+                row.add(d.baseLabel());
+                row.add(String.format(Locale.ROOT, "%.4f", d.parameters().fraction()));
+                texts.forEach(t -> row.add(number(d.kl().getOrDefault(t, Double.NaN), "%.4f")));
+                texts.forEach(
+                        t -> row.add(number(d.perplexity().getOrDefault(t, Double.NaN), "%.2f")));
+                rows.add(row);
+            }
+            out.add(new Table("Drift from the base", header, rows));
+        }
+        return out;
+    }
+
+    private static Table setTable(
+            final EvalReport report,
+            final String title,
+            final Function<EvalReport.Figures, Interval> metric) {
+        final List<String> header = new ArrayList<>(List.of("model"));
+        report.models().get(0).sets().forEach(s -> header.add(s.set()));
+        final List<List<String>> rows = new ArrayList<>();
+        for (final EvalReport.ModelResult m : report.models()) {
+            final List<String> row = new ArrayList<>(List.of(m.label()));
+            for (final EvalReport.SetResult r : m.sets()) {
+                row.add(r.transitions() == 0 ? "-" : metric.apply(r.all()).format());
+            }
+            rows.add(row);
+        }
+        return new Table(title, header, rows);
+    }
+
+    static String markdown(final EvalReport report) {
+        final StringBuilder b = new StringBuilder("# rwml eval\n\n");
+        b.append(settingsLine(report)).append("\n");
+        for (final Table t : tables(report)) {
+            b.append("\n## ").append(t.title()).append("\n\n| ");
+            b.append(String.join(" | ", t.header())).append(" |\n|");
+            t.header().forEach(c -> b.append("---|"));
+            b.append('\n');
+            for (final List<String> row : t.rows()) {
+                b.append("| ").append(String.join(" | ", row)).append(" |\n");
+            }
+        }
+        return b.toString();
+    }
+
+    private static String settingsLine(final EvalReport report) {
+        return String.format(
+                Locale.ROOT,
+                "%d samples per transition, seed %d; intervals: 95%% percentile bootstrap over"
+                        + " transitions (episodes for the agent), %d resamples.",
+                report.samples(),
+                report.seed(),
+                report.bootstrap());
+    }
+
+    private static String number(final double value, final String format) {
+        return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, format, value);
+    }
+
+    private static String escape(final String text) {
+        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+    }
+}
