@@ -238,36 +238,11 @@ public final class ReportPages {
             out.add(setTable(report, "Mean similarity", f -> f.similarity()));
         }
         if (!report.agents().isEmpty()) {
-            final Set<String> splits = new LinkedHashSet<>();
-            report.agents().forEach(a -> splits.add(a.set()));
-            final List<String> header = new ArrayList<>(List.of("agent"));
-            for (final String s : splits) {
-                header.add(s + " invalid-action rate");
-                header.add(s + " success");
-                header.add(s + " steps per success");
-            }
-            final Map<String, List<String>> rows = new LinkedHashMap<>();
-            for (final EvalReport.AgentResult a : report.agents()) {
-                final List<String> row =
-                        rows.computeIfAbsent(
-                                a.agent(),
-                                k -> {
-                                    final List<String> r = new ArrayList<>(List.of(k));
-                                    for (int i = 1; i < header.size(); i++) {
-                                        r.add("-");
-                                    }
-                                    return r;
-                                });
-                final int at = 1 + 3 * List.copyOf(splits).indexOf(a.set());
-                row.set(at, a.invalidRate().format());
-                row.set(at + 1, a.success().format());
-                row.set(at + 2, a.stepsPerSuccess().format());
-            }
+            out.add(agentTable(report, "invalid-action rate", EvalReport.AgentResult::invalidRate));
+            out.add(agentTable(report, "task success", EvalReport.AgentResult::success));
             out.add(
-                    new Table(
-                            "World-model-guided agent (" + report.agent() + ")",
-                            header,
-                            List.copyOf(rows.values())));
+                    agentTable(
+                            report, "steps per success", EvalReport.AgentResult::stepsPerSuccess));
         }
         final List<EvalReport.ModelResult> drifted =
                 report.models().stream().filter(m -> m.drift() != null).toList();
@@ -293,6 +268,37 @@ public final class ReportPages {
             out.add(new Table("Drift from the base", header, rows));
         }
         return out;
+    }
+
+    /** One metric of the guided agent: agent x split. */
+    private static Table agentTable(
+            final EvalReport report,
+            final String metric,
+            final Function<EvalReport.AgentResult, Interval> value) {
+        final List<String> splits = new ArrayList<>();
+        final Map<String, List<String>> rows = new LinkedHashMap<>();
+        for (final EvalReport.AgentResult a : report.agents()) {
+            if (!splits.contains(a.set())) {
+                splits.add(a.set());
+            }
+        }
+        for (final EvalReport.AgentResult a : report.agents()) {
+            final List<String> row =
+                    rows.computeIfAbsent(
+                            a.agent(),
+                            k -> {
+                                final List<String> r = new ArrayList<>(List.of(k));
+                                splits.forEach(x -> r.add("-"));
+                                return r;
+                            });
+            row.set(1 + splits.indexOf(a.set()), value.apply(a).format());
+        }
+        final List<String> header = new ArrayList<>(List.of("agent"));
+        header.addAll(splits);
+        return new Table(
+                "Guided agent: " + metric + " (" + report.agent() + ")",
+                header,
+                List.copyOf(rows.values()));
     }
 
     private static Table setTable(

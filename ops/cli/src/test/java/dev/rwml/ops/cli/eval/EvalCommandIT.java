@@ -152,14 +152,28 @@ class EvalCommandIT {
                         "--bootstrap",
                         "100",
                         "--drift-texts",
-                        "0");
+                        "0",
+                        "--agent",
+                        "--agent-split",
+                        "alfworld/valid_unseen",
+                        "--agent-episodes",
+                        "2",
+                        "--out",
+                        dir.resolve("out-dir").toString());
         assertThat(fromDir.code()).as("eval --model-dir; err:%n%s", fromDir.err()).isZero();
         final String firstTable = eval.out().substring(eval.out().indexOf("alfworld/valid_seen"));
         final String line0 =
                 firstTable.lines().filter(l -> l.strip().startsWith(RUN + "@0 ")).findFirst().get();
         assertThat(fromDir.out())
                 .as("the exported version 0 scores as version 0 read from the topic")
-                .contains(line0);
+                .contains(line0)
+                .contains("world-model-guided agent", "no world model", RUN + "@0");
+        assertThat(Files.readString(dir.resolve("out-dir").resolve("report.html")))
+                .contains("<svg", "Guided agent: invalid-action rate", "alfworld/valid_seen");
+        assertThat(Files.readString(dir.resolve("out-dir").resolve("report.md")))
+                .contains("| model | alfworld/valid_seen |");
+        assertThat(Files.readString(out.resolve("report.html")))
+                .contains("<svg", "Parameters changed from the base");
     }
 
     private static void produceTransitions() {
