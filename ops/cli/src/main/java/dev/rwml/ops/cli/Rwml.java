@@ -20,6 +20,7 @@ import picocli.CommandLine.ScopeType;
             ModelCommand.class,
             ModelsCommand.class,
             EvalCommand.class,
+            BenchCommand.class,
             FilterCommand.class,
             PredictCommand.class,
             RewardCommand.class,

@@ -1,0 +1,56 @@
+package dev.rwml.ops.cli.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.rwml.ops.cli.demo.DemoSettings;
+import dev.rwml.ops.cli.eval.EvalReport;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code rwml bench --quick} end to end on its own embedded cluster, then resumed. */
+class BenchRunIT {
+
+    @TempDir Path dir;
+
+    private BenchRun.Settings quick() {
+        return new BenchRun.Settings(dir, DemoSettings.of("tiny", true), 1, 3, 1, 12, 2, 200, 2);
+    }
+
+    @Test
+    void shouldTrainEveryArmFromTheSameBaseEvaluateThemAndSkipThemWhenResumed() throws Exception {
+        final StringWriter first = new StringWriter();
+        final BenchRun.Result result = new BenchRun(quick(), new PrintWriter(first, true)).run();
+
+        assertThat(result.trainedArms()).as("output:%n%s", first).isEqualTo(3);
+        assertThat(result.report().models())
+                .extracting(EvalReport.ModelResult::label)
+                .hasSize(4)
+                .first()
+                .isEqualTo(BenchRun.BASE_RUN + "@0");
+        assertThat(result.report().models().subList(1, 4))
+                .allSatisfy(
+                        m -> {
+                            assertThat(m.version()).as(m.label()).isPositive();
+                            assertThat(m.drift().baseLabel()).isEqualTo(m.run() + "@0");
+                        });
+        assertThat(result.report().agents()).hasSize(5);
+        final String bench = Files.readString(result.reportDir().resolve("bench.md"));
+        assertThat(bench).contains("| base |", "| wm-sft |", "| rwml |", "| rwml-nosub |");
+        assertThat(result.reportDir().resolve("report.html")).exists();
+
+        final StringWriter second = new StringWriter();
+        final BenchRun.Result resumed = new BenchRun(quick(), new PrintWriter(second, true)).run();
+        assertThat(resumed.trainedArms()).as("output:%n%s", second).isZero();
+        assertThat(second.toString()).contains("done before");
+        assertThat(resumed.report().models())
+                .extracting(EvalReport.ModelResult::label)
+                .isEqualTo(
+                        result.report().models().stream()
+                                .map(EvalReport.ModelResult::label)
+                                .toList());
+    }
+}
