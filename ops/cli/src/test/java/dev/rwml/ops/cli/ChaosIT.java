@@ -1,0 +1,392 @@
+package dev.rwml.ops.cli;
+
+import static dev.rwml.ops.cli.RwmlProcesses.endOffsets;
+import static dev.rwml.ops.cli.RwmlProcesses.readCommitted;
+import static dev.rwml.ops.cli.RwmlProcesses.running;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.rwml.events.DeadLetter;
+import dev.rwml.events.ModelVersion;
+import dev.rwml.events.OffsetRange;
+import dev.rwml.events.PredictionGroup;
+import dev.rwml.events.RewardedGroup;
+import dev.rwml.events.Transition;
+import dev.rwml.ops.cli.RwmlProcesses.Child;
+import dev.rwml.ops.cli.status.RunObserver;
+import dev.rwml.runtime.settings.Connection;
+import dev.rwml.schemas.serde.EventSerdes;
+import dev.rwml.schemas.topics.RunTopics;
+import dev.rwml.schemas.topics.TopicCatalog;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The pipeline's promise under process-level faults: the three stages, the cluster ({@code rwml
+ * up}: broker and registry) and the environment producers each run as their own {@code ./rwml}
+ * process; the test SIGKILLs stages at random points and restarts them after a random pause, and
+ * stops the cluster for {@link #OUTAGE} (broker and registry gone together) while the stages are
+ * busy, then restarts it on the same log and registry storage. Transitions arrive in bursts between
+ * the faults. Afterwards everything is read back {@code read_committed}: every transition predicted
+ * exactly once, every prediction rewarded exactly once, versions strictly increasing with each
+ * version's lineage contiguous with its parent's and never overlapping, and no dead letter at all
+ * (this data has no bad record, so any letter would be an outage dead-lettered or a crash's
+ * debris).
+ *
+ * <p>The short form (one kill of each stage, one cluster restart) runs in the test command. The
+ * long form: {@code mvn -B -o -pl ops/cli verify -Dtest=NONE
+ * -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=ChaosIT -Drwml.chaos.kills=5
+ * -Drwml.chaos.restarts=2 -Drwml.chaos.seed=7}. It prints a table of faults, records per topic,
+ * losses, duplicates, dead letters and recovery times.
+ */
+@Timeout(value = 40, unit = TimeUnit.MINUTES)
+class ChaosIT {
+
+    private static final String RUN = "chaos";
+    private static final int KILLS = Integer.getInteger("rwml.chaos.kills", 1);
+    private static final int RESTARTS = Integer.getInteger("rwml.chaos.restarts", 1);
+    private static final long SEED = Long.getLong("rwml.chaos.seed", 1);
+
+    /** How long the broker and the registry stay down: the registry outage of 30 s. */
+    private static final Duration OUTAGE = Duration.ofSeconds(30);
+
+    private static final Duration RECOVER = Duration.ofMinutes(4);
+    private static final Duration STOP = Duration.ofSeconds(60);
+
+    private final Random random = new Random(SEED);
+    private final Map<String, Integer> incarnations = new HashMap<>();
+    private final Map<String, Child> stages = new LinkedHashMap<>();
+    private RwmlProcesses rwml;
+    private String bootstrap;
+    private String registry;
+    private int bursts;
+
+    /** One injected fault and how long the pipeline took to catch up after it. */
+    private record Fault(String kind, Duration pause, Duration recovery) {}
+
+    @BeforeEach
+    void freshWorkDirectory() throws IOException {
+        rwml = new RwmlProcesses("chaos");
+    }
+
+    @AfterEach
+    void killEveryChild() {
+        rwml.close();
+    }
+
+    @Test
+    void shouldLoseNothingAndDuplicateNothingWhenProcessesDieAndTheClusterRestarts()
+            throws Exception {
+        RwmlProcesses.Cluster cluster = rwml.up("--run " + RUN);
+        bootstrap = cluster.bootstrap();
+        registry = cluster.registry();
+        rwml.runToEnd("env-pretrain", "env run --env alfworld --agents 2 --episodes 30 --seed 1");
+        rwml.runToEnd("model-init", "model init --run " + RUN + " --size tiny --steps 150");
+        final Set<String> pretraining = ids(transitions(), Transition::getTransitionId);
+
+        for (final String stage : List.of("predict", "reward", "train")) {
+            start(stage);
+        }
+        burst();
+        final List<String> schedule = new ArrayList<>();
+        for (int i = 0; i < KILLS; i++) {
+            schedule.addAll(List.of("predict", "reward", "train"));
+        }
+        for (int i = 0; i < RESTARTS; i++) {
+            schedule.add("cluster");
+        }
+        Collections.shuffle(schedule, random);
+
+        final List<Fault> faults = new ArrayList<>();
+        for (final String target : schedule) {
+            // A random point: some way into processing the burst just produced.
+            final Duration into = Duration.ofMillis(500 + random.nextInt(6_000));
+            await().pollDelay(into).atMost(into.plusSeconds(5)).until(() -> running(live()));
+            final Duration pause;
+            if (target.equals("cluster")) {
+                pause = OUTAGE;
+                restartCluster(cluster);
+            } else {
+                pause = Duration.ofMillis(random.nextInt(5_000));
+                kill(target);
+                await().pollDelay(pause).atMost(pause.plusSeconds(5)).until(() -> true);
+                start(target);
+            }
+            final long t0 = System.nanoTime();
+            burst();
+            awaitCaughtUp();
+            faults.add(new Fault(target, pause, Duration.ofNanos(System.nanoTime() - t0)));
+        }
+        for (final Child stage : stages.values()) {
+            stage.process().destroy();
+            RwmlProcesses.assertExits(stage, STOP, 0);
+        }
+
+        final RunTopics topics = TopicCatalog.defaults().run(RUN);
+        final Map<String, ?> serdes = EventSerdes.registryConfig(registry);
+        final Set<String> rwmlSlice = ids(transitions(), Transition::getTransitionId);
+        rwmlSlice.removeAll(pretraining);
+        final Map<String, Long> predicted =
+                counts(
+                        readCommitted(
+                                bootstrap,
+                                topics.predictions().name(),
+                                topics.predictions().valueSerde(serdes).deserializer()),
+                        PredictionGroup::getTransitionId);
+        final Map<String, Long> rewarded =
+                counts(
+                        readCommitted(
+                                bootstrap,
+                                topics.rewards().name(),
+                                topics.rewards().valueSerde(serdes).deserializer()),
+                        RewardedGroup::getTransitionId);
+        final List<DeadLetter> letters =
+                readCommitted(
+                        bootstrap,
+                        topics.deadLetters().name(),
+                        topics.deadLetters().valueSerde(serdes).deserializer());
+        final List<ModelVersion> versions =
+                readCommitted(
+                        bootstrap,
+                        topics.models().name(),
+                        topics.models().valueSerde(serdes).deserializer());
+
+        System.out.println(
+                table(faults, rwmlSlice, predicted, rewarded, letters, versions, topics));
+
+        assertThat(letters).as("dead letters (no record here is bad)").isEmpty();
+        assertThat(predicted.keySet()).as("predicted transitions").isEqualTo(rwmlSlice);
+        assertThat(duplicated(predicted)).as("transitions predicted twice").isEmpty();
+        assertThat(rewarded.keySet()).as("rewarded predictions").isEqualTo(rwmlSlice);
+        assertThat(duplicated(rewarded)).as("predictions rewarded twice").isEmpty();
+        assertLineage(versions, topics.rewards().name());
+    }
+
+    // ---- faults ----
+
+    private void start(final String stage) throws IOException {
+        final int n = incarnations.merge(stage, 1, Integer::sum);
+        final String name = stage + "-" + n;
+        final Child child =
+                switch (stage) {
+                    case "predict" ->
+                            rwml.start(
+                                    name,
+                                    "predict --run "
+                                            + RUN
+                                            + " --set group.size=4 --set sampling.max.new.tokens=32"
+                                            + " --set batch.size=4",
+                                    "--set",
+                                    "state.dir=" + rwml.work().resolve("prediction-state"));
+                    case "reward" ->
+                            rwml.start(
+                                    name,
+                                    "reward --run " + RUN + " --set reward.spec=TEXT=cosine:0.6",
+                                    "--set",
+                                    "state.dir=" + rwml.work().resolve("reward-state"));
+                    default ->
+                            rwml.start(
+                                    name,
+                                    "train --run "
+                                            + RUN
+                                            + " --set groups.per.step=4 --set publish.every.steps=1"
+                                            + " --set learning.rate=3e-3");
+                };
+        stages.put(stage, child);
+    }
+
+    /** SIGKILL: no shutdown hook runs, nothing is committed or left cleanly. */
+    private void kill(final String stage) throws InterruptedException {
+        final Process process = stages.get(stage).process();
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
+        process.destroyForcibly();
+        assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("%s killed", stage).isTrue();
+    }
+
+    /**
+     * Stops {@code rwml up}, keeps broker and registry down for {@link #OUTAGE}, starts it again.
+     */
+    private void restartCluster(final RwmlProcesses.Cluster cluster) throws Exception {
+        cluster.up().process().destroy();
+        RwmlProcesses.assertExits(cluster.up(), STOP, 0);
+        await().pollDelay(OUTAGE).atMost(OUTAGE.plusSeconds(30)).until(() -> running(live()));
+        final RwmlProcesses.Cluster again = rwml.up("--run " + RUN);
+        assertThat(again.bootstrap()).as("the restarted broker's address").isEqualTo(bootstrap);
+        assertThat(again.registry()).as("the restarted registry's address").isEqualTo(registry);
+    }
+
+    private List<Child> live() {
+        return List.copyOf(stages.values());
+    }
+
+    /** A few more episodes, each burst with its own seed. */
+    private void burst() throws Exception {
+        bursts++;
+        rwml.runToEnd(
+                "env-" + bursts,
+                "env run --env alfworld --agents 2 --episodes 3 --policy epsilon --seed "
+                        + (100 + bursts));
+    }
+
+    /** Until every stage has consumed everything its inputs hold (lag 0 for each). */
+    private void awaitCaughtUp() {
+        await("every stage caught up")
+                .atMost(RECOVER)
+                .pollInterval(Duration.ofSeconds(3))
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> {
+                            running(live());
+                            try (RunObserver observer =
+                                    new RunObserver(RUN, Connection.of(bootstrap, registry))) {
+                                final RunObserver.Observation o = observer.observe();
+                                assertThat(o.stages())
+                                        .allSatisfy(s -> assertThat(s.started()).isTrue());
+                                assertThat(o.lagByStage())
+                                        .as("lag by stage")
+                                        .allSatisfy((stage, lag) -> assertThat(lag).isZero());
+                            }
+                        });
+    }
+
+    // ---- read back ----
+
+    private List<Transition> transitions() {
+        return readCommitted(
+                bootstrap,
+                TopicCatalog.TRANSITIONS,
+                TopicCatalog.defaults()
+                        .transitions()
+                        .valueSerde(EventSerdes.registryConfig(registry))
+                        .deserializer());
+    }
+
+    /**
+     * Versions strictly increasing, each the child of the one before, and per partition of the
+     * rewards topic each version's range starting where its parent's ended: none trained twice,
+     * none skipped.
+     */
+    private void assertLineage(final List<ModelVersion> versions, final String rewardsTopic) {
+        assertThat(versions)
+                .extracting(ModelVersion::getVersion)
+                .isSorted()
+                .doesNotHaveDuplicates();
+        final Map<Integer, Long> next = new TreeMap<>();
+        for (int i = 1; i < versions.size(); i++) {
+            final ModelVersion v = versions.get(i);
+            assertThat(v.getParentVersion())
+                    .as("parent of version %d", v.getVersion())
+                    .isEqualTo(versions.get(i - 1).getVersion());
+            for (final OffsetRange r : v.getLineage()) {
+                if (!r.getTopic().equals(rewardsTopic)) {
+                    continue;
+                }
+                final Long expected = next.get(r.getPartition());
+                if (expected != null) {
+                    assertThat(r.getFromOffset())
+                            .as(
+                                    "version %d on partition %d starts where its parent ended",
+                                    v.getVersion(), r.getPartition())
+                            .isEqualTo(expected);
+                }
+                assertThat(r.getUntilOffset()).isGreaterThanOrEqualTo(r.getFromOffset());
+                next.put(r.getPartition(), r.getUntilOffset());
+            }
+        }
+        assertThat(versions.size()).as("versions published after version 0").isGreaterThan(1);
+    }
+
+    private String table(
+            final List<Fault> faults,
+            final Set<String> slice,
+            final Map<String, Long> predicted,
+            final Map<String, Long> rewarded,
+            final List<DeadLetter> letters,
+            final List<ModelVersion> versions,
+            final RunTopics topics) {
+        final StringBuilder out = new StringBuilder("\nChaosIT (seed " + SEED + ")\n");
+        out.append(String.format("%-10s %10s %12s%n", "fault", "pause", "recovered in"));
+        for (final Fault f : faults) {
+            out.append(
+                    String.format(
+                            "%-10s %9.1fs %11.1fs%n",
+                            f.kind(), f.pause().toMillis() / 1e3, f.recovery().toMillis() / 1e3));
+        }
+        out.append(String.format("%-26s %8s %6s %10s%n", "records", "count", "lost", "duplicated"));
+        out.append(
+                String.format(
+                        "%-26s %8d %6s %10s%n", "transitions (after v0)", slice.size(), "-", "-"));
+        out.append(row(topics.predictions().name(), slice, predicted));
+        out.append(row(topics.rewards().name(), slice, rewarded));
+        out.append(
+                String.format(
+                        "%-26s %8d (latest %d)%n",
+                        topics.models().name(),
+                        versions.size(),
+                        versions.isEmpty() ? -1 : versions.get(versions.size() - 1).getVersion()));
+        out.append("dead letters: ")
+                .append(
+                        letters.isEmpty()
+                                ? "none"
+                                : letters.stream()
+                                        .collect(
+                                                Collectors.groupingBy(
+                                                        l -> l.getStage() + " " + l.getErrorClass(),
+                                                        Collectors.counting())))
+                .append('\n');
+        final Map<Integer, Long> ends = new TreeMap<>();
+        endOffsets(bootstrap, topics.rewards().name())
+                .forEach((tp, offset) -> ends.put(tp.partition(), offset));
+        out.append("end offsets of ")
+                .append(topics.rewards().name())
+                .append(": ")
+                .append(ends)
+                .append('\n');
+        return out.toString();
+    }
+
+    private static String row(
+            final String topic, final Set<String> slice, final Map<String, Long> counts) {
+        final long lost = slice.stream().filter(id -> !counts.containsKey(id)).count();
+        return String.format(
+                "%-26s %8d %6d %10d%n",
+                topic,
+                counts.values().stream().mapToLong(Long::longValue).sum(),
+                lost,
+                duplicated(counts).size());
+    }
+
+    private static <V> Set<String> ids(final List<V> values, final Function<V, String> id) {
+        return values.stream().map(id).collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    private static <V> Map<String, Long> counts(
+            final List<V> values, final Function<V, String> id) {
+        return values.stream()
+                .collect(Collectors.groupingBy(id, TreeMap::new, Collectors.counting()));
+    }
+
+    private static List<String> duplicated(final Map<String, Long> counts) {
+        return counts.entrySet().stream()
+                .filter(e -> e.getValue() > 1)
+                .map(Map.Entry::getKey)
+                .toList();
+    }
+}
