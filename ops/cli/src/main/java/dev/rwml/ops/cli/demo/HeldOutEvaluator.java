@@ -44,8 +44,30 @@ public final class HeldOutEvaluator {
      * @param passRate the fraction of samples rewarded 1
      * @param meanSimilarity the mean similarity of samples to the observed next state
      * @param samples samples scored
+     * @param passInterval the pass rate with its 95% bootstrap interval over transitions (the same
+     *     draws for every version)
      */
-    public record Score(long version, double passRate, double meanSimilarity, int samples) {}
+    public record Score(
+            long version,
+            double passRate,
+            double meanSimilarity,
+            int samples,
+            dev.rwml.ops.cli.eval.Interval passInterval) {
+
+        /** A score without an interval (the interval is the estimate). */
+        public Score(
+                final long version,
+                final double passRate,
+                final double meanSimilarity,
+                final int samples) {
+            this(
+                    version,
+                    passRate,
+                    meanSimilarity,
+                    samples,
+                    new dev.rwml.ops.cli.eval.Interval(passRate, passRate, passRate));
+        }
+    }
 
     /**
      * @param transitions the held-out transitions (see {@link #heldOut})
@@ -108,6 +130,7 @@ public final class HeldOutEvaluator {
             int samples = 0;
             int passed = 0;
             double similarity = 0;
+            final double[] passPerTransition = new double[scored.size()];
             for (int i = 0; i < scored.size(); i++) {
                 final Transition t = scored.get(i);
                 final RewardSpec spec = specs.specFor(t.getEnv().getName(), t.getNextKind());
@@ -117,17 +140,26 @@ public final class HeldOutEvaluator {
                 }
                 final double[] sims =
                         scorer.similarities(spec, t.getNextObservation(), predictions);
+                int transitionPassed = 0;
                 for (final double sim : sims) {
                     samples++;
                     similarity += sim;
-                    passed += spec.reward(sim) > 0 ? 1 : 0;
+                    transitionPassed += spec.reward(sim) > 0 ? 1 : 0;
                 }
+                passed += transitionPassed;
+                passPerTransition[i] =
+                        sims.length == 0 ? 0 : (double) transitionPassed / sims.length;
             }
+            // Samples per transition are equal, so the mean of per-transition rates is the rate.
+            final dev.rwml.ops.cli.eval.Interval interval =
+                    new dev.rwml.ops.cli.eval.Bootstrap(1000, 7)
+                            .mean(passPerTransition, "demo-held-out");
             return new Score(
                     artifact.version(),
                     samples == 0 ? 0 : (double) passed / samples,
                     samples == 0 ? 0 : similarity / samples,
-                    samples);
+                    samples,
+                    interval);
         } catch (Exception e) {
             throw new IllegalStateException(
                     "held-out evaluation of version " + artifact.version() + " failed: " + e, e);

@@ -75,14 +75,17 @@ public final class ReportWriter {
 
     private static void writeCsvs(final Report r, final Path dir) throws IOException {
         final StringBuilder heldOut =
-                new StringBuilder("version,pass_rate,mean_similarity,samples\n");
+                new StringBuilder(
+                        "version,pass_rate,pass_rate_low,pass_rate_high,mean_similarity,samples\n");
         for (final HeldOutEvaluator.Score s : r.heldOut()) {
             heldOut.append(
                     String.format(
                             Locale.ROOT,
-                            "%d,%.4f,%.4f,%d%n",
+                            "%d,%.4f,%.4f,%.4f,%.4f,%d%n",
                             s.version(),
                             s.passRate(),
+                            s.passInterval().low(),
+                            s.passInterval().high(),
                             s.meanSimilarity(),
                             s.samples()));
         }
@@ -165,12 +168,17 @@ public final class ReportWriter {
         }
         final double[] xs = new double[scores.size()];
         final double[] ys = new double[scores.size()];
+        final double[] lows = new double[scores.size()];
+        final double[] highs = new double[scores.size()];
         for (int i = 0; i < scores.size(); i++) {
             xs[i] = scores.get(i).version();
             ys[i] = scores.get(i).passRate();
+            lows[i] = scores.get(i).passInterval().low();
+            highs[i] = scores.get(i).passInterval().high();
         }
         final double base = scores.get(0).passRate();
-        chart.add(new LineChart.Series("RWML versions", xs, ys, false));
+        chart.add(
+                LineChart.Series.withInterval("RWML versions (95% interval)", xs, ys, lows, highs));
         chart.add(
                 new LineChart.Series(
                         "base (version 0)",
@@ -250,15 +258,16 @@ public final class ReportWriter {
         h.append("</ul>\n<h2>Held-out world-model accuracy</h2>\n");
         r.heldOutNote().ifPresent(n -> h.append("<p>").append(escape(n)).append("</p>\n"));
         h.append(figure(charts, "heldout"))
-                .append("<table><tr><th>version</th><th>pass rate</th><th>mean similarity</th>")
+                .append("<table><tr><th>version</th><th>pass rate [95% interval]</th>")
+                .append("<th>mean similarity</th>")
                 .append("<th>samples</th></tr>\n");
         for (final HeldOutEvaluator.Score s : r.heldOut()) {
             h.append(
                     String.format(
                             Locale.ROOT,
-                            "<tr><td>%d</td><td>%.3f</td><td>%.3f</td><td>%d</td></tr>%n",
+                            "<tr><td>%d</td><td>%s</td><td>%.3f</td><td>%d</td></tr>%n",
                             s.version(),
-                            s.passRate(),
+                            s.passInterval().format(),
                             s.meanSimilarity(),
                             s.samples()));
         }

@@ -31,7 +31,12 @@ class ReportWriterTest {
                                 new RunMonitor.ThroughputSample(2, 8, 6, 4, 2)),
                         List.of(
                                 new HeldOutEvaluator.Score(0, 0.15, 0.6, 192),
-                                new HeldOutEvaluator.Score(3, 0.25, 0.65, 192)),
+                                new HeldOutEvaluator.Score(
+                                        3,
+                                        0.25,
+                                        0.65,
+                                        192,
+                                        new dev.rwml.ops.cli.eval.Interval(0.25, 0.2, 0.3))),
                         Optional.empty());
         ReportWriter.write(report, dir);
         for (final String file : ReportWriter.FILES) {
@@ -42,6 +47,9 @@ class ReportWriterTest {
                 .contains("<svg", "RWML versions", "base (version 0)")
                 .contains("pass rate (fraction of samples)", "groups per second")
                 .contains("time since the stages started (s)", "heldout.png")
+                .contains("0.250 [0.200, 0.300]", "RWML versions (95% interval)")
                 .doesNotContain("<img");
+        assertThat(Files.readAllLines(dir.resolve("heldout.csv")))
+                .contains("3,0.2500,0.2000,0.3000,0.6500,192");
     }
 }
