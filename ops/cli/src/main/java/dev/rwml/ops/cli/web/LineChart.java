@@ -307,6 +307,9 @@ public final class LineChart {
         } else {
             final SymbolAxis axis = new SymbolAxis(xLabel, categories.toArray(String[]::new));
             axis.setGridBandsVisible(false);
+            // Long names side by side overlap: beyond what fits across, they stand upright.
+            final int longest = categories.stream().mapToInt(String::length).max().orElse(0);
+            axis.setVerticalTickLabels(categories.size() * (longest * 7 + 12) > width - 80);
             x = axis;
         }
         final NumberAxis y = new NumberAxis(yLabel);
