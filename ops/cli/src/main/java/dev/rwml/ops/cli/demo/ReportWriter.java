@@ -177,6 +177,7 @@ public final class ReportWriter {
             highs[i] = scores.get(i).passInterval().high();
         }
         final double base = scores.get(0).passRate();
+        chart.bands();
         chart.add(
                 LineChart.Series.withInterval("RWML versions (95% interval)", xs, ys, lows, highs));
         chart.add(
