@@ -50,6 +50,9 @@ final class BatchingPredictionProcessor
 
     private static final Logger LOG = LoggerFactory.getLogger(BatchingPredictionProcessor.class);
 
+    /** The largest key plus value the stage buffers; see {@link #oversized}. */
+    static final int MAX_RECORD_BYTES = 512 * 1024;
+
     private final PredictionConfig config;
     private final String storeName;
     private final ModelSlot slot;
@@ -117,6 +120,11 @@ final class BatchingPredictionProcessor
                         meta.partition(),
                         meta.offset(),
                         List.of(record.headers().toArray()));
+        final String oversized = oversized(incoming);
+        if (oversized != null) {
+            deadLetter(incoming, "oversized", new RejectedTransitionException(oversized));
+            return;
+        }
         final Transition transition = decode(incoming);
         if (transition == null) {
             return;
@@ -145,6 +153,26 @@ final class BatchingPredictionProcessor
         if (buffered >= config.batchSize()) {
             flush();
         }
+    }
+
+    /**
+     * Why a record is too large to buffer, or null. A buffered entry must fit the store's
+     * changelog, whose producer sends at most 1 MiB per request by default: a 10 MB transition
+     * failed that write, and the replaced stream thread failed on it again and again.
+     */
+    private static String oversized(final BufferedRecord record) {
+        final long size =
+                (record.key() == null ? 0 : record.key().length)
+                        + (record.value() == null ? 0 : record.value().length);
+        if (size <= MAX_RECORD_BYTES) {
+            return null;
+        }
+        return "record has "
+                + size
+                + " bytes, more than the "
+                + MAX_RECORD_BYTES
+                + " the prediction stage buffers (it would not fit the buffer store's"
+                + " changelog); shorten the transition's texts where it is produced";
     }
 
     private static int count(final KeyValueStore<Long, BufferedRecord> store) {
