@@ -160,6 +160,15 @@ public final class GroupRewarder {
             }
             final List<Float> logprobs = sample.getLogprobs();
             for (int i = 0; i < logprobs.size(); i++) {
+                if (sample.getTokenIds().get(i) < 0) {
+                    throw new InvalidGroupException(
+                            "prediction group "
+                                    + group.getTransitionId()
+                                    + " has token id "
+                                    + sample.getTokenIds().get(i)
+                                    + " at token "
+                                    + i);
+                }
                 // -inf would make the trainer's ratio exp(logp - behaviour) infinite
                 final float logprob = logprobs.get(i);
                 if (!Float.isFinite(logprob) || logprob > 0) {

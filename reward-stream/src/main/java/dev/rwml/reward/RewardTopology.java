@@ -5,6 +5,7 @@ import dev.rwml.events.PredictionGroup;
 import dev.rwml.events.RewardedGroup;
 import dev.rwml.events.Transition;
 import dev.rwml.reward.streams.DeadLetterBuilder;
+import dev.rwml.reward.streams.InputSizeLimit;
 import dev.rwml.reward.streams.JoinMissException;
 import dev.rwml.reward.streams.JoinResult;
 import dev.rwml.reward.streams.LatenessCheck;
@@ -97,10 +98,17 @@ public final class RewardTopology {
         final KStream<String, Transition> transitions =
                 builder.stream(
                                 catalog.transitions().name(),
-                                Consumed.with(Serdes.String(), transitionSerde)
+                                Consumed.with(
+                                                Serdes.String(),
+                                                InputSizeLimit.limited(transitionSerde))
                                         .withName(TRANSITIONS_SOURCE))
                         .filter(
                                 (id, transition) -> {
+                                    if (transition == null) {
+                                        throw new IllegalArgumentException(
+                                                "value on the transitions input is null (a"
+                                                        + " tombstone), not a Transition");
+                                    }
                                     final boolean used =
                                             config.usesEnv(transition.getEnv().getName());
                                     if (!used) {
@@ -121,7 +129,9 @@ public final class RewardTopology {
         final Map<String, KStream<String, Timed<PredictionGroup>>> predictions =
                 builder.stream(
                                 source.predictions().name(),
-                                Consumed.with(Serdes.String(), predictionSerde)
+                                Consumed.with(
+                                                Serdes.String(),
+                                                InputSizeLimit.limited(predictionSerde))
                                         .withName(PREDICTIONS_SOURCE))
                         .processValues(
                                 () ->

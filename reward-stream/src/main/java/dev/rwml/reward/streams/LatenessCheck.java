@@ -38,6 +38,17 @@ public final class LatenessCheck<V> implements FixedKeyProcessor<String, V, Time
 
     @Override
     public void process(final FixedKeyRecord<String, V> record) {
+        // The join would drop either silently; the processing handler dead-letters them instead.
+        if (record.value() == null) {
+            throw new IllegalArgumentException(
+                    "value on the " + stream + " input is null (a tombstone), not an event");
+        }
+        if (record.key() == null) {
+            throw new IllegalArgumentException(
+                    "record on the "
+                            + stream
+                            + " input has no key; it must be keyed by its transitionId to join");
+        }
         final boolean late = context.currentStreamTimeMs() - record.timestamp() > allowedMs;
         if (late) {
             metrics.late(stream);
