@@ -129,10 +129,7 @@ final class BatchingPredictionProcessor
         if (transition == null) {
             return;
         }
-        String invalid = TransitionRules.invalidReason(incoming.key(), transition);
-        if (invalid == null) {
-            invalid = controlCharactersOnly(transition);
-        }
+        final String invalid = TransitionRules.invalidReason(incoming.key(), transition);
         if (invalid != null) {
             deadLetter(incoming, "invalid", new RejectedTransitionException(invalid));
             return;
@@ -176,42 +173,6 @@ final class BatchingPredictionProcessor
                 + MAX_RECORD_BYTES
                 + " the prediction stage buffers (it would not fit the buffer store's"
                 + " changelog); shorten the transition's texts where it is produced";
-    }
-
-    /**
-     * Why a transition's action or observation is nothing but control characters, or null: the
-     * model would be asked to predict the effect of, or from, bytes no agent wrote.
-     */
-    private static String controlCharactersOnly(final Transition transition) {
-        if (controlOnly(transition.getAction())) {
-            return "action consists only of control characters ("
-                    + codes(transition.getAction())
-                    + "): nothing to predict the effect of";
-        }
-        if (controlOnly(transition.getObservation())) {
-            return "observation consists only of control characters ("
-                    + codes(transition.getObservation())
-                    + "): the producer wrote no text";
-        }
-        return null;
-    }
-
-    private static boolean controlOnly(final String text) {
-        return text.codePoints()
-                        .allMatch(c -> Character.isISOControl(c) || Character.isWhitespace(c))
-                && text.codePoints()
-                        .anyMatch(c -> Character.isISOControl(c) && !Character.isWhitespace(c));
-    }
-
-    private static String codes(final String text) {
-        final StringBuilder out = new StringBuilder();
-        text.codePoints()
-                .limit(8)
-                .forEach(
-                        c ->
-                                out.append(out.length() == 0 ? "" : " ")
-                                        .append(String.format("U+%04X", c)));
-        return text.length() > 8 ? out + " ..." : out.toString();
     }
 
     private static int count(final KeyValueStore<Long, BufferedRecord> store) {

@@ -72,6 +72,10 @@ public final class DifficultyJudge {
      *     dead-letters it
      */
     public TransitionDifficulty judge(final String key, final Transition transition) {
+        if (transition == null) {
+            throw new RejectedTransitionException(
+                    "value is null (a tombstone): transitions are never deleted, so this is not one");
+        }
         final String invalid =
                 TransitionRules.invalidReason(
                         key == null ? null : key.getBytes(StandardCharsets.UTF_8), transition);

@@ -2,6 +2,7 @@ package dev.rwml.reward.filter;
 
 import dev.rwml.events.Transition;
 import dev.rwml.events.TransitionDifficulty;
+import dev.rwml.reward.streams.InputSizeLimit;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicCatalog;
 import java.time.Duration;
@@ -20,7 +21,8 @@ import org.apache.kafka.streams.kstream.Produced;
  *
  * <ul>
  *   <li>in: {@code rwml.transitions} (key transitionId, value Transition), environments the run
- *       does not use dropped first;
+ *       does not use dropped first; values over {@link InputSizeLimit#MAX_VALUE_BYTES} are
+ *       dead-lettered undecoded;
  *   <li>each transition judged by a {@link DifficultyJudge} (K tries of the filter model, scored
  *       against the observed next state);
  *   <li>out: {@code rwml.<run>.difficulty} (key transitionId, value TransitionDifficulty), the
@@ -54,6 +56,7 @@ public final class FilterTopology {
         final TopicCatalog catalog = TopicCatalog.defaults();
         final RunTopics target = catalog.run(config.run());
         final Serde<Transition> transitionSerde = catalog.transitions().valueSerde(registryConfig);
+        final Serde<Transition> limited = InputSizeLimit.limited(transitionSerde);
         final Serde<TransitionDifficulty> difficultySerde =
                 target.difficulty().valueSerde(registryConfig);
         final StreamsBuilder builder = new StreamsBuilder();
@@ -61,10 +64,12 @@ public final class FilterTopology {
         final KStream<String, Judged> judged =
                 builder.stream(
                                 catalog.transitions().name(),
-                                Consumed.with(Serdes.String(), transitionSerde)
+                                Consumed.with(Serdes.String(), limited)
                                         .withName("transitions-source"))
                         .filter(
-                                (id, transition) -> config.usesEnv(transition.getEnv().getName()),
+                                (id, transition) ->
+                                        transition == null
+                                                || config.usesEnv(transition.getEnv().getName()),
                                 Named.as("transitions-env-filter"))
                         .mapValues(
                                 (id, transition) -> {

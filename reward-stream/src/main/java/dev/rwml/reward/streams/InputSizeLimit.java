@@ -57,8 +57,9 @@ public final class InputSizeLimit {
                             + data.length
                             + " bytes, more than the "
                             + MAX_VALUE_BYTES
-                            + " the reward stage reads: it would not fit the join store's"
-                            + " changelog; shorten the texts where the record is produced");
+                            + " the stage reads (a record it keeps must fit its store's"
+                            + " changelog, and a prompt of that size fits no model's context);"
+                            + " shorten the texts where the record is produced");
         }
     }
 

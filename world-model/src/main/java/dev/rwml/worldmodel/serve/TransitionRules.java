@@ -38,6 +38,42 @@ public final class TransitionRules {
         if (!Double.isFinite(transition.getEnvReward())) {
             return "envReward is " + transition.getEnvReward() + ", must be a finite number";
         }
+        return controlCharactersOnly(transition);
+    }
+
+    /**
+     * Why a transition's action or observation is nothing but control characters, or null: the
+     * model would be asked to predict the effect of, or from, bytes no agent wrote.
+     */
+    private static String controlCharactersOnly(final Transition transition) {
+        if (controlOnly(transition.getAction())) {
+            return "action consists only of control characters ("
+                    + codes(transition.getAction())
+                    + "): nothing to predict the effect of";
+        }
+        if (controlOnly(transition.getObservation())) {
+            return "observation consists only of control characters ("
+                    + codes(transition.getObservation())
+                    + "): the producer wrote no text";
+        }
         return null;
+    }
+
+    private static boolean controlOnly(final String text) {
+        return text.codePoints()
+                        .allMatch(c -> Character.isISOControl(c) || Character.isWhitespace(c))
+                && text.codePoints()
+                        .anyMatch(c -> Character.isISOControl(c) && !Character.isWhitespace(c));
+    }
+
+    private static String codes(final String text) {
+        final StringBuilder out = new StringBuilder();
+        text.codePoints()
+                .limit(8)
+                .forEach(
+                        c ->
+                                out.append(out.length() == 0 ? "" : " ")
+                                        .append(String.format("U+%04X", c)));
+        return text.length() > 8 ? out + " ..." : out.toString();
     }
 }

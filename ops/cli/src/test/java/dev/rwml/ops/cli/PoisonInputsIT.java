@@ -320,11 +320,11 @@ class PoisonInputsIT {
         expect("schema id of another event type", DEAD + "INCOMPATIBLE_SCHEMA", ALL);
         expect("truncated Avro", DEAD + "TRUNCATED", ALL);
         expect("null key", DEAD + "no key", ALL);
-        expect("null value", DEAD, List.of(Column.FILTER));
         expect(
                 "null value",
                 DEAD + "null \\(a tombstone\\)|null value \\(tombstone\\)",
                 List.of(
+                        Column.FILTER,
                         Column.PREDICTION,
                         Column.REWARD_TRANSITIONS,
                         Column.REWARD_PREDICTIONS,
@@ -341,11 +341,14 @@ class PoisonInputsIT {
                 "NaN envReward",
                 DEAD + "envReward is NaN",
                 List.of(Column.FILTER, Column.PREDICTION));
-        expect("10 MB observation", DEAD + "does not fit", List.of(Column.FILTER));
         expect(
                 "10 MB observation",
                 DEAD + "bytes, more than the 524288",
-                List.of(Column.PREDICTION, Column.REWARD_TRANSITIONS, Column.REWARD_PREDICTIONS));
+                List.of(
+                        Column.FILTER,
+                        Column.PREDICTION,
+                        Column.REWARD_TRANSITIONS,
+                        Column.REWARD_PREDICTIONS));
         for (final String logprob :
                 List.of(
                         "NaN behaviour log-prob",
@@ -375,7 +378,7 @@ class PoisonInputsIT {
         expect(
                 "control characters only",
                 DEAD + "action consists only of control characters",
-                List.of(Column.PREDICTION));
+                List.of(Column.FILTER, Column.PREDICTION));
     }
 
     // ---- stages ----
