@@ -6,7 +6,6 @@ import dev.rwml.runtime.errors.ErrorPolicy;
 import dev.rwml.schemas.deadletter.DeadLetters;
 import dev.rwml.schemas.serde.EventDecodingException;
 import dev.rwml.schemas.topics.TopicSpec;
-import java.nio.ByteBuffer;
 import java.time.Clock;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.streams.processor.api.Record;
@@ -38,46 +37,18 @@ final class DeadLetterRouter {
     /** The dead-letter record of {@code record}, keyed by its original key bytes. */
     Record<byte[], DeadLetter> deadLetter(final BufferedRecord record, final Throwable error) {
         final DeadLetter letter =
-                capped(
-                        DeadLetters.of(
-                                StageName.PREDICTION.id(),
-                                record.topic(),
-                                record.partition(),
-                                record.offset(),
-                                record.key(),
-                                record.value(),
-                                record.kafkaHeaders(),
-                                error,
-                                clock.instant()));
+                DeadLetters.of(
+                        StageName.PREDICTION.id(),
+                        record.topic(),
+                        record.partition(),
+                        record.offset(),
+                        record.key(),
+                        record.value(),
+                        record.kafkaHeaders(),
+                        error,
+                        clock.instant());
         final ProducerRecord<byte[], DeadLetter> out =
                 DeadLetters.toDeadLetterTopic(topic, letter, DeadLetters.reasonOf(error));
         return new Record<>(out.key(), out.value(), record.timestamp(), out.headers());
-    }
-
-    /**
-     * Dead letters keep at most this much of the original value: one carrying a whole 10 MB record
-     * would exceed the producer's default 1 MiB request limit and fail the stage's transaction, on
-     * the same record after every restart.
-     */
-    static final int MAX_ORIGINAL_VALUE_BYTES = 256 * 1024;
-
-    /** {@code letter} with its original value cut to {@link #MAX_ORIGINAL_VALUE_BYTES}, said so. */
-    static DeadLetter capped(final DeadLetter letter) {
-        final ByteBuffer value = letter.getOriginalValue();
-        if (value == null || value.remaining() <= MAX_ORIGINAL_VALUE_BYTES) {
-            return letter;
-        }
-        final int size = value.remaining();
-        final byte[] head = new byte[MAX_ORIGINAL_VALUE_BYTES];
-        value.duplicate().get(head);
-        letter.setOriginalValue(ByteBuffer.wrap(head));
-        letter.setErrorMessage(
-                letter.getErrorMessage()
-                        + " [the original value has "
-                        + size
-                        + " bytes; this dead letter keeps the first "
-                        + MAX_ORIGINAL_VALUE_BYTES
-                        + "]");
-        return letter;
     }
 }

@@ -21,7 +21,6 @@ import dev.rwml.worldmodel.channel.ModelChannelReader;
 import dev.rwml.worldmodel.channel.ModelPublisher;
 import dev.rwml.worldmodel.channel.VerifiedArtifact;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -575,7 +574,7 @@ public final class TrainerLoop implements AutoCloseable {
                     r.offset(),
                     p.error().getMessage());
             final DeadLetter letter =
-                    capped(DeadLetters.of(StageName.TRAINER.id(), r, p.error(), Instant.now()));
+                    DeadLetters.of(StageName.TRAINER.id(), r, p.error(), Instant.now());
             final ProducerRecord<byte[], DeadLetter> out =
                     DeadLetters.toDeadLetterTopic(
                             topics.deadLetters(), letter, DeadLetters.reasonOf(p.error()));
@@ -722,32 +721,5 @@ public final class TrainerLoop implements AutoCloseable {
             from += size;
         }
         return out;
-    }
-
-    /**
-     * Dead letters keep at most this much of the original value: one carrying a whole 10 MB record
-     * would exceed the producer's default 1 MiB request limit and fail the stage's transaction, on
-     * the same record after every restart.
-     */
-    static final int MAX_ORIGINAL_VALUE_BYTES = 256 * 1024;
-
-    /** {@code letter} with its original value cut to {@link #MAX_ORIGINAL_VALUE_BYTES}, said so. */
-    static DeadLetter capped(final DeadLetter letter) {
-        final ByteBuffer value = letter.getOriginalValue();
-        if (value == null || value.remaining() <= MAX_ORIGINAL_VALUE_BYTES) {
-            return letter;
-        }
-        final int size = value.remaining();
-        final byte[] head = new byte[MAX_ORIGINAL_VALUE_BYTES];
-        value.duplicate().get(head);
-        letter.setOriginalValue(ByteBuffer.wrap(head));
-        letter.setErrorMessage(
-                letter.getErrorMessage()
-                        + " [the original value has "
-                        + size
-                        + " bytes; this dead letter keeps the first "
-                        + MAX_ORIGINAL_VALUE_BYTES
-                        + "]");
-        return letter;
     }
 }

@@ -6,7 +6,6 @@ import dev.rwml.reward.RewardMetrics;
 import dev.rwml.runtime.StageName;
 import dev.rwml.schemas.deadletter.DeadLetters;
 import dev.rwml.schemas.topics.TopicSpec;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -66,7 +65,7 @@ public final class DeadLetterBuilder {
                         error,
                         clock.instant());
         metrics.deadLetter(reason);
-        return DeadLetters.toDeadLetterTopic(deadLetterTopic, capped(letter), reason);
+        return DeadLetters.toDeadLetterTopic(deadLetterTopic, letter, reason);
     }
 
     /** The run's dead-letter topic. */
@@ -77,32 +76,5 @@ public final class DeadLetterBuilder {
     /** The topic prediction groups come from. */
     public String predictionsTopic() {
         return predictionsTopic;
-    }
-
-    /**
-     * Dead letters keep at most this much of the original value: one carrying a whole 10 MB record
-     * would exceed the producer's default 1 MiB request limit and fail the stage's transaction, on
-     * the same record after every restart.
-     */
-    public static final int MAX_ORIGINAL_VALUE_BYTES = 256 * 1024;
-
-    /** {@code letter} with its original value cut to {@link #MAX_ORIGINAL_VALUE_BYTES}, said so. */
-    public static DeadLetter capped(final DeadLetter letter) {
-        final ByteBuffer value = letter.getOriginalValue();
-        if (value == null || value.remaining() <= MAX_ORIGINAL_VALUE_BYTES) {
-            return letter;
-        }
-        final int size = value.remaining();
-        final byte[] head = new byte[MAX_ORIGINAL_VALUE_BYTES];
-        value.duplicate().get(head);
-        letter.setOriginalValue(ByteBuffer.wrap(head));
-        letter.setErrorMessage(
-                letter.getErrorMessage()
-                        + " [the original value has "
-                        + size
-                        + " bytes; this dead letter keeps the first "
-                        + MAX_ORIGINAL_VALUE_BYTES
-                        + "]");
-        return letter;
     }
 }

@@ -84,7 +84,7 @@ public final class DeadLetterHandlers {
                 metrics.deadLetter(reason);
             }
             final ProducerRecord<byte[], DeadLetter> record =
-                    DeadLetters.toDeadLetterTopic(topic, DeadLetterBuilder.capped(letter), reason);
+                    DeadLetters.toDeadLetterTopic(topic, letter, reason);
             final Serializer<DeadLetter> serializer = letters.serializer();
             return List.of(
                     new ProducerRecord<>(

@@ -107,13 +107,41 @@ public final class DeadLetters {
     }
 
     /**
+     * Dead letters keep at most this much of the original value: one carrying a whole 10 MB record
+     * would exceed the producer's default 1 MiB request limit and fail the stage's transaction, on
+     * the same record after every restart.
+     */
+    public static final int MAX_ORIGINAL_VALUE_BYTES = 256 * 1024;
+
+    /** {@code letter} with its original value cut to {@link #MAX_ORIGINAL_VALUE_BYTES}, said so. */
+    private static DeadLetter capped(final DeadLetter letter) {
+        final ByteBuffer value = letter.getOriginalValue();
+        if (value == null || value.remaining() <= MAX_ORIGINAL_VALUE_BYTES) {
+            return letter;
+        }
+        final int size = value.remaining();
+        final byte[] head = new byte[MAX_ORIGINAL_VALUE_BYTES];
+        value.duplicate().get(head);
+        letter.setOriginalValue(ByteBuffer.wrap(head));
+        letter.setErrorMessage(
+                letter.getErrorMessage()
+                        + " [the original value has "
+                        + size
+                        + " bytes; this dead letter keeps the first "
+                        + MAX_ORIGINAL_VALUE_BYTES
+                        + "]");
+        return letter;
+    }
+
+    /**
      * The record to publish on a dead-letter topic: keyed by the original key, with headers naming
      * the stage, error class, reason and source so tools can filter without decoding.
      */
     public static ProducerRecord<byte[], DeadLetter> toDeadLetterTopic(
             final TopicSpec<byte[], DeadLetter> topic,
-            final DeadLetter letter,
+            final DeadLetter deadLetter,
             final String reason) {
+        final DeadLetter letter = capped(deadLetter);
         final Headers headers = new RecordHeaders();
         headers.add(STAGE_HEADER, utf8(letter.getStage()));
         headers.add(ERROR_CLASS_HEADER, utf8(letter.getErrorClass()));

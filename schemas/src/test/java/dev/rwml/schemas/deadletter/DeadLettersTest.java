@@ -97,6 +97,34 @@ class DeadLettersTest {
     }
 
     @Test
+    void shouldKeepOnlyTheHeadOfAnOriginalValueTooLargeToPublishAndSaySo() {
+        final byte[] huge = new byte[DeadLetters.MAX_ORIGINAL_VALUE_BYTES + 1000];
+        huge[0] = 42;
+        final DeadLetter letter =
+                DeadLetters.of(
+                        "reward",
+                        "rwml.transitions",
+                        0,
+                        7,
+                        key,
+                        huge,
+                        new RecordHeaders(),
+                        new IllegalArgumentException("too big"),
+                        AT);
+        final DeadLetter out =
+                DeadLetters.toDeadLetterTopic(
+                                TopicCatalog.defaults().run("r1").deadLetters(), letter, "X")
+                        .value();
+
+        assertThat(out.getOriginalValue().remaining())
+                .isEqualTo(DeadLetters.MAX_ORIGINAL_VALUE_BYTES);
+        assertThat(out.getOriginalValue().get(0)).isEqualTo((byte) 42);
+        assertThat(out.getErrorMessage())
+                .contains("too big")
+                .contains("the original value has " + huge.length + " bytes");
+    }
+
+    @Test
     void shouldRedriveTheOriginalRecordToItsSourceTopic() {
         final DeadLetter letter =
                 DeadLetters.of("prediction-stream", source, new IllegalStateException("x"), AT);
