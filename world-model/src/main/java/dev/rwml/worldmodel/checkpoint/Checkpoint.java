@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.rwml.worldmodel.model.ModelConfig;
 import dev.rwml.worldmodel.model.Tensor;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -14,9 +12,6 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.zip.ZipEntry;
-import java.util.zip.ZipInputStream;
-import java.util.zip.ZipOutputStream;
 
 /**
  * One versioned world model: weights, config, tokenizer and optionally the optimiser state. As an
@@ -41,7 +36,6 @@ public record Checkpoint(
     public static final String FORMAT = "rwml-checkpoint-zip/1";
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final long FIXED_TIME = 0L;
 
     public Checkpoint {
         weights = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(weights));
@@ -78,39 +72,30 @@ public record Checkpoint(
 
     /** The zip bytes (entries in a fixed order with fixed times, so equal models hash equal). */
     public byte[] toBytes() {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try (ZipOutputStream zip = new ZipOutputStream(out)) {
+        final Map<String, byte[]> entries = new LinkedHashMap<>();
+        try {
             final ObjectNode manifest = JSON.createObjectNode();
             manifest.put("format", FORMAT);
             manifest.put("version", version);
             manifest.put("hasOptimizerState", !optimizerState.isEmpty());
-            put(zip, "manifest.json", JSON.writeValueAsBytes(manifest));
-            put(zip, "config.json", JSON.writeValueAsBytes(config));
-            put(zip, "tokenizer.json", tokenizerJson.getBytes(StandardCharsets.UTF_8));
-            put(
-                    zip,
-                    "model.safetensors",
-                    SafeTensors.write(weights, Map.of("format", "pt", "version", "" + version)));
-            if (!optimizerState.isEmpty()) {
-                put(zip, "optimizer.safetensors", SafeTensors.write(optimizerState, Map.of()));
-            }
+            entries.put("manifest.json", JSON.writeValueAsBytes(manifest));
+            entries.put("config.json", JSON.writeValueAsBytes(config));
         } catch (final IOException e) {
             throw new UncheckedIOException("cannot write checkpoint", e);
         }
-        return out.toByteArray();
+        entries.put("tokenizer.json", tokenizerJson.getBytes(StandardCharsets.UTF_8));
+        entries.put(
+                "model.safetensors",
+                SafeTensors.write(weights, Map.of("format", "pt", "version", "" + version)));
+        if (!optimizerState.isEmpty()) {
+            entries.put("optimizer.safetensors", SafeTensors.write(optimizerState, Map.of()));
+        }
+        return ZipEntries.write(entries);
     }
 
     /** Unpacks checkpoint bytes written by {@link #toBytes()}. */
     public static Checkpoint fromBytes(final byte[] bytes) {
-        final Map<String, byte[]> entries = new LinkedHashMap<>();
-        try (ZipInputStream zip = new ZipInputStream(new ByteArrayInputStream(bytes))) {
-            ZipEntry e;
-            while ((e = zip.getNextEntry()) != null) {
-                entries.put(e.getName(), zip.readAllBytes());
-            }
-        } catch (final IOException e) {
-            throw new IllegalArgumentException("checkpoint is not a readable zip", e);
-        }
+        final Map<String, byte[]> entries = ZipEntries.read(bytes);
         for (final String required :
                 new String[] {
                     "manifest.json", "config.json", "tokenizer.json", "model.safetensors"
@@ -150,14 +135,5 @@ public record Checkpoint(
         } catch (final NoSuchAlgorithmException e) {
             throw new IllegalStateException("the JVM lacks SHA-256", e);
         }
-    }
-
-    private static void put(final ZipOutputStream zip, final String name, final byte[] data)
-            throws IOException {
-        final ZipEntry entry = new ZipEntry(name);
-        entry.setTime(FIXED_TIME);
-        zip.putNextEntry(entry);
-        zip.write(data);
-        zip.closeEntry();
     }
 }

@@ -4,15 +4,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.rwml.worldmodel.checkpoint.SafeTensors;
+import dev.rwml.worldmodel.checkpoint.ZipEntries;
 import dev.rwml.worldmodel.model.Tensor;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -20,7 +21,6 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
-import java.util.zip.ZipOutputStream;
 
 /**
  * A Hugging Face checkpoint as a model version's artifact: a zip of {@code manifest.json} (format
@@ -134,36 +134,26 @@ public record HfCheckpoint(
 
     /** The zip bytes (entries in name order with fixed times, so equal checkpoints hash equal). */
     public byte[] toBytes() {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try (ZipOutputStream zip = new ZipOutputStream(out)) {
-            final ObjectNode manifest = JSON.createObjectNode();
-            manifest.put("format", FORMAT);
-            manifest.put("version", version);
-            manifest.put("hasOptimizerState", !optimizerState.isEmpty());
-            put(zip, MANIFEST, JSON.writeValueAsBytes(manifest));
-            for (final Map.Entry<String, byte[]> e : files.entrySet()) {
-                put(zip, e.getKey(), e.getValue());
-            }
-            if (!optimizerState.isEmpty()) {
-                put(zip, OPTIMIZER, SafeTensors.write(optimizerState, Map.of()));
-            }
+        final Map<String, byte[]> entries = new LinkedHashMap<>();
+        final ObjectNode manifest = JSON.createObjectNode();
+        manifest.put("format", FORMAT);
+        manifest.put("version", version);
+        manifest.put("hasOptimizerState", !optimizerState.isEmpty());
+        try {
+            entries.put(MANIFEST, JSON.writeValueAsBytes(manifest));
         } catch (final IOException e) {
             throw new UncheckedIOException("cannot write checkpoint", e);
         }
-        return out.toByteArray();
+        entries.putAll(files);
+        if (!optimizerState.isEmpty()) {
+            entries.put(OPTIMIZER, SafeTensors.write(optimizerState, Map.of()));
+        }
+        return ZipEntries.write(entries);
     }
 
     /** Unpacks bytes written by {@link #toBytes()}. */
     public static HfCheckpoint fromBytes(final byte[] bytes) {
-        final Map<String, byte[]> entries = new TreeMap<>();
-        try (ZipInputStream zip = new ZipInputStream(new ByteArrayInputStream(bytes))) {
-            ZipEntry e;
-            while ((e = zip.getNextEntry()) != null) {
-                entries.put(e.getName(), zip.readAllBytes());
-            }
-        } catch (final IOException e) {
-            throw new IllegalArgumentException("checkpoint is not a readable zip", e);
-        }
+        final Map<String, byte[]> entries = new TreeMap<>(ZipEntries.read(bytes));
         final byte[] manifestBytes = entries.remove(MANIFEST);
         if (manifestBytes == null) {
             throw new IllegalArgumentException(
@@ -221,14 +211,5 @@ public record HfCheckpoint(
         } catch (final IOException e) {
             // a temporary directory left behind is harmless
         }
-    }
-
-    private static void put(final ZipOutputStream zip, final String name, final byte[] data)
-            throws IOException {
-        final ZipEntry entry = new ZipEntry(name);
-        entry.setTime(0L);
-        zip.putNextEntry(entry);
-        zip.write(data);
-        zip.closeEntry();
     }
 }
