@@ -15,9 +15,6 @@ import dev.rwml.worldmodel.serve.SamplingSettings;
 public record EvalSettings(
         int samples, long seed, int bootstrap, float temperature, float topP, int maxNewTokens) {
 
-    /** Fewest prompt tokens worth sampling from (the prediction stage's minimum). */
-    public static final int MIN_PROMPT_TOKENS = 8;
-
     public EvalSettings {
         if (samples < 1) {
             throw new IllegalArgumentException("--samples must be at least 1, got " + samples);
@@ -33,20 +30,12 @@ public record EvalSettings(
         return new SamplingSettings(samples, temperature, topP, maxNewTokens);
     }
 
-    /** The prompt budget under a model's context, leaving every completion its length. */
+    /**
+     * The prompt budget under a model's context, leaving every completion its length: the
+     * prediction stage's rule ({@link SamplingSettings#promptBudget}) with no prompt cap of its
+     * own.
+     */
     public int promptBudget(final int maxContext) {
-        final int budget = maxContext - maxNewTokens;
-        if (budget < MIN_PROMPT_TOKENS) {
-            throw new IllegalArgumentException(
-                    "--max-new-tokens "
-                            + maxNewTokens
-                            + " leaves "
-                            + Math.max(0, budget)
-                            + " of the model's "
-                            + maxContext
-                            + " context tokens for the prompt; use at most "
-                            + (maxContext - MIN_PROMPT_TOKENS));
-        }
-        return budget;
+        return sampling().promptBudget(Integer.MAX_VALUE, maxContext);
     }
 }
