@@ -205,7 +205,12 @@ public final class BaseModelInit {
                     new BaseModelTrainer()
                             .train(slice.transitions(), config.settings(), listener::step);
             final ModelVersion sent =
-                    publish(channel, producer, manifest(config, slice, trained), trained);
+                    publish(
+                            channel,
+                            producer,
+                            manifest(config, slice, trained),
+                            Checkpoint.FORMAT,
+                            trained.checkpoint().toBytes());
             listener.published(sent);
             return new Result(
                     sent,
@@ -336,22 +341,23 @@ public final class BaseModelInit {
         return m;
     }
 
-    private static ModelVersion publish(
+    /**
+     * Commits version 0 in one transaction of {@code producer} (whose transactions were
+     * initialised, fencing any earlier init of the run).
+     *
+     * @throws IllegalStateException when another init of the run fenced this one meanwhile
+     */
+    static ModelVersion publish(
             final ModelChannel channel,
             final KafkaProducer<byte[], byte[]> producer,
             final ModelVersion.Builder manifest,
-            final BaseModelTrainer.Result trained) {
-        final byte[] artifact = trained.checkpoint().toBytes();
+            final String format,
+            final byte[] artifact) {
         try {
             producer.beginTransaction();
             final ModelVersion sent =
                     ModelPublisher.chunked(channel)
-                            .publish(
-                                    producer,
-                                    manifest,
-                                    Checkpoint.FORMAT,
-                                    artifact,
-                                    ChunkObserver.NONE);
+                            .publish(producer, manifest, format, artifact, ChunkObserver.NONE);
             producer.commitTransaction();
             LOG.info(
                     "Run {} initialised: version 0 committed ({} bytes, sha256 {}, lineage {})",

@@ -3,9 +3,7 @@ package dev.rwml.worldmodel.init;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.TrainingCounters;
 import dev.rwml.schemas.topics.TopicCatalog;
-import dev.rwml.worldmodel.channel.ChunkObserver;
 import dev.rwml.worldmodel.channel.ModelChannel;
-import dev.rwml.worldmodel.channel.ModelPublisher;
 import dev.rwml.worldmodel.hf.HfCheckpoint;
 import dev.rwml.worldmodel.hf.HfConfig;
 import java.nio.file.Path;
@@ -16,8 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.errors.ProducerFencedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -90,36 +86,11 @@ public final class HfModelInit {
                             .setLineage(List.of())
                             .setModelConfig(hf.toManifestMap())
                             .setTrainerConfig(trainerConfig(config));
-            final byte[] artifact = checkpoint.toBytes();
-            try {
-                producer.beginTransaction();
-                final ModelVersion sent =
-                        ModelPublisher.chunked(channel)
-                                .publish(
-                                        producer,
-                                        manifest,
-                                        HfCheckpoint.FORMAT,
-                                        artifact,
-                                        ChunkObserver.NONE);
-                producer.commitTransaction();
-                LOG.info(
-                        "Run {} initialised from {}: version 0 committed ({} bytes, sha256 {})",
-                        config.run(),
-                        config.checkpointDir(),
-                        artifact.length,
-                        sent.getArtifact().getSha256());
-                return sent;
-            } catch (final ProducerFencedException e) {
-                throw new IllegalStateException(
-                        "another `rwml model init` of run '"
-                                + config.run()
-                                + "' started meanwhile and took over; nothing was published by"
-                                + " this one",
-                        e);
-            } catch (final KafkaException e) {
-                producer.abortTransaction();
-                throw e;
-            }
+            final ModelVersion sent =
+                    BaseModelInit.publish(
+                            channel, producer, manifest, HfCheckpoint.FORMAT, checkpoint.toBytes());
+            LOG.info("Run {} initialised from {}", config.run(), config.checkpointDir());
+            return sent;
         }
     }
 
