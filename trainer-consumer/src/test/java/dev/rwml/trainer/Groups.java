@@ -89,4 +89,37 @@ final class Groups {
     static RewardedGroup notKept(final RewardedGroup g) {
         return RewardedGroup.newBuilder(g).setKept(false).setKeepReason("easy-dropped").build();
     }
+
+    /**
+     * A group shaped like the demo's ALFWorld groups: a prompt of {@code promptTokens} random ids
+     * and {@code samples} completions of {@code minCompletion} to {@code maxCompletion} random ids,
+     * rewards alternating as in {@link #group}.
+     */
+    static RewardedGroup sized(
+            final String id,
+            final int samples,
+            final int vocab,
+            final int promptTokens,
+            final int minCompletion,
+            final int maxCompletion,
+            final java.util.SplittableRandom random) {
+        final RewardedGroup group = group(id, 0, samples, vocab);
+        final List<RewardedSample> list = new ArrayList<>();
+        for (final RewardedSample s : group.getSamples()) {
+            final int n = random.nextInt(minCompletion, maxCompletion + 1);
+            final List<Integer> tokens = new ArrayList<>(n);
+            final List<Float> logProbs = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                tokens.add(1 + random.nextInt(vocab - 1));
+                logProbs.add(-3.0f);
+            }
+            list.add(
+                    RewardedSample.newBuilder(s).setTokenIds(tokens).setLogprobs(logProbs).build());
+        }
+        final List<Integer> prompt = new ArrayList<>(promptTokens);
+        for (int i = 0; i < promptTokens; i++) {
+            prompt.add(1 + random.nextInt(vocab - 1));
+        }
+        return RewardedGroup.newBuilder(group).setPromptTokenIds(prompt).setSamples(list).build();
+    }
 }

@@ -52,16 +52,29 @@ final class TrainerFixture {
 
     /** Version 0's checkpoint: a freshly initialised tiny transformer. */
     static byte[] baseCheckpoint(final int vocabSize) {
-        final ModelConfig config = ModelConfig.tiny(vocabSize);
+        return baseCheckpoint(ModelConfig.tiny(vocabSize));
+    }
+
+    /** Version 0 of a model of {@code config} with the test tokenizer. */
+    static byte[] baseCheckpoint(final ModelConfig config) {
         try (NDManager manager = DjlRuntime.newManager();
                 TransformerLM lm = TransformerLM.initialise(config, 42, manager)) {
             return new Checkpoint(0, config, tokenizerJson(), lm.toTensors(), Map.of()).toBytes();
         }
     }
 
-    /** Creates the run's topics and publishes version 0. */
+    /** Creates the run's topics and publishes version 0, a tiny transformer. */
     static void init(
             final String bootstrap, final String registryUrl, final String run, final int vocab) {
+        init(bootstrap, registryUrl, run, baseCheckpoint(vocab));
+    }
+
+    /** Creates the run's topics and publishes {@code checkpoint} as version 0. */
+    static void init(
+            final String bootstrap,
+            final String registryUrl,
+            final String run,
+            final byte[] checkpoint) {
         final TopicCatalog catalog = TopicCatalog.defaults();
         try (Admin admin =
                 Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
@@ -83,7 +96,7 @@ final class TrainerFixture {
                                     .setObjective("init")
                                     .setCounters(TrainingCounters.newBuilder().build()),
                             Checkpoint.FORMAT,
-                            baseCheckpoint(vocab),
+                            checkpoint,
                             ChunkObserver.NONE);
             producer.commitTransaction();
         }

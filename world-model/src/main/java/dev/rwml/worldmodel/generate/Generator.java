@@ -95,7 +95,11 @@ public final class Generator {
             try (KvCache prefill = model.newCache(gen, promptCount, capacity);
                     NDManager step = gen.newSubManager()) {
                 dist = prefill(step, prompts, promptPad, longest, prefill, params.temperature());
-                cache = prefill.repeatRows(gen, g);
+                final long[] promptOfRow = new long[rows];
+                for (int r = 0; r < rows; r++) {
+                    promptOfRow[r] = r / g;
+                }
+                cache = prefill.selectRows(gen, promptOfRow);
             }
             final NDArray keyBias = Masks.keyPadding(gen, rowPad, capacity);
             final long[] next = new long[rows];

@@ -28,7 +28,7 @@ public final class Scorer {
         final float[] all;
         final boolean grad = DjlRuntime.setGradMode(false);
         try (NDManager step = DjlRuntime.newManager()) {
-            all = model.tokenLogProbs(step, batch).toFloatArray();
+            all = batch.logProbs(model, step).toFloatArray();
         } finally {
             DjlRuntime.setGradMode(grad);
         }

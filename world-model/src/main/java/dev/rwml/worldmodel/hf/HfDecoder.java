@@ -12,8 +12,6 @@ import ai.djl.nn.Activation;
 import ai.djl.nn.core.Linear;
 import dev.rwml.worldmodel.model.CausalLM;
 import dev.rwml.worldmodel.model.KvCache;
-import dev.rwml.worldmodel.model.Masks;
-import dev.rwml.worldmodel.model.SequenceBatch;
 import dev.rwml.worldmodel.model.Tensor;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -175,44 +173,6 @@ public final class HfDecoder implements CausalLM {
     public NDArray lastLogits(
             final NDArray ids, final NDArray positions, final NDArray bias, final KvCache cache) {
         return head(hidden(ids, positions, bias, cache).get(":, -1:, :"));
-    }
-
-    /**
-     * Log-probabilities (rows, length - 1) of each next token of a packed batch at temperature 1,
-     * positions from 0; records the autograd graph inside a gradient collector.
-     */
-    @Override
-    public NDArray tokenLogProbs(final NDManager step, final SequenceBatch batch) {
-        final int rows = batch.rows();
-        final int length = batch.length();
-        final NDArray logits = batchLogits(step, batch).get(":, :-1, :");
-        final NDArray targets = step.create(batch.targets(), new Shape(rows, length - 1, 1));
-        final NDArray max = logits.max(new int[] {-1}, true).stopGradient();
-        final NDArray shifted = logits.sub(max);
-        final NDArray lse = shifted.exp().sum(new int[] {-1}, true).log();
-        return shifted.gather(targets, -1).sub(lse).reshape(rows, length - 1);
-    }
-
-    /**
-     * The largest |logit| over every position of a packed batch (padding included), for diagnosing
-     * a step that overflowed. Call with autograd off.
-     */
-    @Override
-    public double maxAbsLogit(final NDManager step, final SequenceBatch batch) {
-        return batchLogits(step, batch).abs().max().toType(DataType.FLOAT64, false).getDouble();
-    }
-
-    /** The logits (rows, length, vocab) of every position of a right-padded batch. */
-    private NDArray batchLogits(final NDManager step, final SequenceBatch batch) {
-        final int rows = batch.rows();
-        final int length = batch.length();
-        final NDArray ids = step.create(batch.ids(), new Shape(rows, length));
-        final long[] pos = new long[rows * length];
-        for (int i = 0; i < pos.length; i++) {
-            pos[i] = i % length;
-        }
-        return forward(
-                ids, step.create(pos, new Shape(rows, length)), Masks.causal(step, length), null);
     }
 
     private NDArray hidden(

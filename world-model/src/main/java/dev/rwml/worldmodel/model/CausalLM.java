@@ -28,18 +28,6 @@ public interface CausalLM extends AutoCloseable {
     /** Logits (batch, 1, vocab) of the last step only, as {@link #forward} computes them. */
     NDArray lastLogits(NDArray ids, NDArray positions, NDArray bias, KvCache cache);
 
-    /**
-     * Log-probabilities (rows, length - 1) of each next token of a right-padded batch at
-     * temperature 1, positions from 0; records the autograd graph inside a gradient collector.
-     */
-    NDArray tokenLogProbs(NDManager step, SequenceBatch batch);
-
-    /**
-     * The largest |logit| over every position of a packed batch (padding included), for diagnosing
-     * a step that overflowed. Call with autograd off.
-     */
-    double maxAbsLogit(NDManager step, SequenceBatch batch);
-
     /** Parameters by name, in checkpoint order. */
     Map<String, NDArray> parameters();
 
@@ -52,4 +40,16 @@ public interface CausalLM extends AutoCloseable {
     /** Frees the parameters. */
     @Override
     void close();
+
+    /**
+     * log softmax(logits)[target] along the last axis at temperature 1, computed as the gathered
+     * logit minus the log-sum-exp so the full log-softmax is never materialised; the result has the
+     * targets' shape, its last axis (of size 1) squeezed.
+     */
+    static NDArray logProbsOf(final NDArray logits, final NDArray targets) {
+        final NDArray max = logits.max(new int[] {-1}, true).stopGradient();
+        final NDArray shifted = logits.sub(max);
+        final NDArray lse = shifted.exp().sum(new int[] {-1}, true).log();
+        return shifted.gather(targets, -1).sub(lse).squeeze(-1);
+    }
 }

@@ -91,15 +91,18 @@ public final class KvCache implements AutoCloseable {
     }
 
     /**
-     * A cache whose rows are each row of this one repeated {@code times} times in a row, so one
-     * prefilled prompt serves its G samples.
+     * A cache whose row i is row {@code rows[i]} of this one (rows may repeat), so one prefilled
+     * prompt serves its G samples; in a gradient collector the gradient flows back to this cache's
+     * keys and values.
      */
-    public KvCache repeatRows(final NDManager manager, final int times) {
+    public KvCache selectRows(final NDManager manager, final long[] rows) {
         final NDArray[] k = new NDArray[keys.length];
         final NDArray[] v = new NDArray[values.length];
+        // The index stays open with the manager: autograd keeps it for the backward pass.
+        final NDArray index = manager.create(rows);
         for (int l = 0; l < keys.length; l++) {
-            k[l] = keys[l].repeat(0, times);
-            v[l] = values[l].repeat(0, times);
+            k[l] = keys[l].get(index);
+            v[l] = values[l].get(index);
             k[l].attach(manager);
             v[l].attach(manager);
         }

@@ -4,7 +4,10 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 
-/** Additive attention biases: causal, and causal with left padding for batched generation. */
+/**
+ * Additive attention biases: causal, causal with left padding for batched generation, and the steps
+ * after a cached prefix.
+ */
 public final class Masks {
 
     /** Additive attention bias of masked positions (finite, so fully masked rows stay finite). */
@@ -41,6 +44,24 @@ public final class Masks {
             }
         }
         return manager.create(bias, new Shape(padding.length, 1, length, length));
+    }
+
+    /**
+     * (rows, 1, steps, prefix + steps) for steps that follow a cached left-padded prefix: each
+     * query sees its row's prefix after the padding, and the steps up to itself.
+     */
+    public static NDArray afterPrefix(
+            final NDManager manager, final int[] padding, final int prefix, final int steps) {
+        final int keys = prefix + steps;
+        final float[] bias = new float[padding.length * steps * keys];
+        for (int r = 0; r < padding.length; r++) {
+            for (int q = 0; q < steps; q++) {
+                final int base = (r * steps + q) * keys;
+                java.util.Arrays.fill(bias, base, base + padding[r], MASKED);
+                java.util.Arrays.fill(bias, base + prefix + q + 1, base + keys, MASKED);
+            }
+        }
+        return manager.create(bias, new Shape(padding.length, 1, steps, keys));
     }
 
     /** (rows, 1, 1, capacity): hides each row's left padding from every later query. */

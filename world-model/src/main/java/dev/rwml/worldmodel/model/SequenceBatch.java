@@ -1,5 +1,8 @@
 package dev.rwml.worldmodel.model;
 
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
 import java.util.List;
 
 /**
@@ -81,6 +84,27 @@ public record SequenceBatch(
             System.arraycopy(ids, r * length + 1, t, r * (length - 1), length - 1);
         }
         return t;
+    }
+
+    /**
+     * Log-probabilities (rows, length - 1) of each next token at temperature 1, from one causal
+     * pass over every whole sequence (positions from 0); multiply by the completion mask to keep
+     * completion tokens only. Records the autograd graph inside a gradient collector.
+     */
+    public NDArray logProbs(final CausalLM model, final NDManager step) {
+        final long[] pos = new long[rows * length];
+        for (int i = 0; i < pos.length; i++) {
+            pos[i] = i % length;
+        }
+        final NDArray logits =
+                model.forward(
+                                step.create(ids, new Shape(rows, length)),
+                                step.create(pos, new Shape(rows, length)),
+                                Masks.causal(step, length),
+                                null)
+                        .get(":, :-1, :");
+        return CausalLM.logProbsOf(logits, step.create(targets(), new Shape(rows, length - 1, 1)))
+                .reshape(rows, length - 1);
     }
 
     /** Number of completion tokens in the batch. */

@@ -2,7 +2,6 @@ package dev.rwml.worldmodel.model;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.ndarray.types.SparseFormat;
 import ai.djl.nn.Activation;
@@ -208,53 +207,6 @@ public final class TransformerLM implements CausalLM {
             cache.advance((int) steps);
         }
         return x;
-    }
-
-    /**
-     * Log-probabilities (rows, length - 1) of each next token of a packed batch at temperature 1;
-     * multiply by the batch's completion mask to keep completion tokens only. Records the autograd
-     * graph when called inside a gradient collector.
-     */
-    @Override
-    public NDArray tokenLogProbs(final NDManager step, final SequenceBatch batch) {
-        final int rows = batch.rows();
-        final int length = batch.length();
-        final NDArray logits = batchLogits(step, batch).get(":, :-1, :");
-        final NDArray targets = step.create(batch.targets(), new Shape(rows, length - 1, 1));
-        return gatherLogProbs(logits, targets).reshape(rows, length - 1);
-    }
-
-    /**
-     * The largest |logit| over every position of a packed batch, for diagnosing a step that
-     * overflowed; padding positions are included, which can only raise it. Call with autograd off.
-     */
-    @Override
-    public double maxAbsLogit(final NDManager step, final SequenceBatch batch) {
-        return batchLogits(step, batch).abs().max().toType(DataType.FLOAT64, false).getDouble();
-    }
-
-    /** The logits (rows, length, vocab) of every position of a packed batch, causally masked. */
-    private NDArray batchLogits(final NDManager step, final SequenceBatch batch) {
-        final int rows = batch.rows();
-        final int length = batch.length();
-        final NDArray ids = step.create(batch.ids(), new Shape(rows, length));
-        final long[] pos = new long[rows * length];
-        for (int i = 0; i < pos.length; i++) {
-            pos[i] = i % length;
-        }
-        final NDArray positions = step.create(pos, new Shape(rows, length));
-        return forward(ids, positions, Masks.causal(step, length), null);
-    }
-
-    /**
-     * log softmax(logits)[target] along the last axis, computed as the gathered logit minus the
-     * log-sum-exp so the full log-softmax tensor is never materialised twice.
-     */
-    static NDArray gatherLogProbs(final NDArray logits, final NDArray targets) {
-        final NDArray max = logits.max(new int[] {-1}, true).stopGradient();
-        final NDArray shifted = logits.sub(max);
-        final NDArray lse = shifted.exp().sum(new int[] {-1}, true).log();
-        return shifted.gather(targets, -1).sub(lse).squeeze(-1);
     }
 
     private NDArray block(

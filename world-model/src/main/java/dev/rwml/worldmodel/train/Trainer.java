@@ -11,6 +11,7 @@ import ai.djl.training.GradientCollector;
 import dev.rwml.worldmodel.DjlRuntime;
 import dev.rwml.worldmodel.model.CausalLM;
 import dev.rwml.worldmodel.model.SequenceBatch;
+import dev.rwml.worldmodel.model.SharedPromptBatch;
 import dev.rwml.worldmodel.model.Tensor;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -70,13 +71,13 @@ public final class Trainer implements AutoCloseable {
 
     /** One SFT step: cross-entropy of the completions (targets) given their prompts. */
     public StepMetrics sftStep(final List<SequenceBatch.Pair> examples) {
-        final SequenceBatch batch = SequenceBatch.of(examples, padId, policy.maxContext());
+        final SharedPromptBatch batch = SharedPromptBatch.of(examples, padId, policy.maxContext());
         synchronized (COLLECTOR_LOCK) {
             try (NDManager step = manager.newSubManager()) {
                 final double loss;
                 try (GradientCollector collector = DjlRuntime.engine().newGradientCollector()) {
-                    final NDArray logProbs = policy.tokenLogProbs(step, batch);
-                    final NDArray lossArray = Losses.sft(logProbs, mask(step, batch));
+                    final NDArray lossArray =
+                            Losses.sft(batch.logProbs(policy, step), batch.mask(step));
                     collector.backward(lossArray);
                     loss = lossArray.getFloat();
                 }
@@ -92,34 +93,33 @@ public final class Trainer implements AutoCloseable {
         }
     }
 
-    /** One GRPO step over samples (typically whole groups) with their advantages. */
+    /**
+     * One GRPO step over samples (typically whole groups) with their advantages; samples with the
+     * same prompt share one pass over it, in the policy and in the reference model.
+     */
     public StepMetrics grpoStep(final List<GrpoSample> samples, final GrpoConfig grpo) {
         final List<SequenceBatch.Pair> pairs = new ArrayList<>(samples.size());
+        final List<float[]> behaviourPerRow = new ArrayList<>(samples.size());
         for (final GrpoSample s : samples) {
             pairs.add(new SequenceBatch.Pair(s.prompt(), s.completion()));
+            behaviourPerRow.add(s.behaviourLogProbs());
         }
-        final SequenceBatch batch = SequenceBatch.of(pairs, padId, policy.maxContext());
-        final int width = batch.length() - 1;
-        final float[] behaviour = new float[batch.rows() * width];
-        final float[] advantages = new float[batch.rows()];
-        for (int r = 0; r < batch.rows(); r++) {
-            final GrpoSample s = samples.get(r);
-            System.arraycopy(
-                    s.behaviourLogProbs(),
-                    0,
-                    behaviour,
-                    r * width + batch.completionStart()[r] - 1,
-                    s.completion().length);
-            advantages[r] = (float) s.advantage();
+        final SharedPromptBatch batch = SharedPromptBatch.of(pairs, padId, policy.maxContext());
+        final int rows = batch.rows();
+        final int width = batch.width();
+        final float[] behaviour = batch.toLayout(behaviourPerRow);
+        final float[] advantages = new float[rows];
+        for (int r = 0; r < rows; r++) {
+            advantages[r] = (float) samples.get(r).advantage();
         }
         synchronized (COLLECTOR_LOCK) {
             try (NDManager step = manager.newSubManager()) {
-                final NDArray mask = mask(step, batch);
+                final NDArray mask = batch.mask(step);
                 NDArray referenceLogProbs = null;
                 if (reference != null) {
                     final boolean grad = DjlRuntime.setGradMode(false);
                     try {
-                        referenceLogProbs = reference.tokenLogProbs(step, batch);
+                        referenceLogProbs = batch.logProbs(reference, step);
                     } finally {
                         DjlRuntime.setGradMode(grad);
                     }
@@ -127,14 +127,13 @@ public final class Trainer implements AutoCloseable {
                 final Losses.GrpoTerms terms;
                 final double loss;
                 try (GradientCollector collector = DjlRuntime.engine().newGradientCollector()) {
-                    final NDArray logProbs = policy.tokenLogProbs(step, batch);
                     terms =
                             Losses.grpo(
-                                    logProbs,
+                                    batch.logProbs(policy, step),
                                     mask,
-                                    step.create(behaviour, new Shape(batch.rows(), width)),
+                                    step.create(behaviour, new Shape(rows, width)),
                                     referenceLogProbs,
-                                    step.create(advantages, new Shape(batch.rows(), 1)),
+                                    step.create(advantages, new Shape(rows, 1)),
                                     grpo);
                     collector.backward(terms.loss());
                     loss = terms.loss().getFloat();
@@ -237,10 +236,11 @@ public final class Trainer implements AutoCloseable {
 
     /**
      * What a skipped step's inputs looked like: the largest |log-ratio| to the behaviour policy and
-     * the largest KL exponent {@code ref - logp} (before their clamps), and the largest |logit|.
+     * the largest KL exponent {@code ref - logp} (before their clamps), and the largest |logit| of
+     * the completion positions.
      */
     private String diagnostics(
-            final NDManager step, final SequenceBatch batch, final Losses.GrpoTerms terms) {
+            final NDManager step, final SharedPromptBatch batch, final Losses.GrpoTerms terms) {
         final StringBuilder s = new StringBuilder();
         if (terms != null) {
             s.append("largest |log-ratio| ")
@@ -252,7 +252,7 @@ public final class Trainer implements AutoCloseable {
                                     : Double.toString(maxOf(terms.klExponent())))
                     .append(", ");
         }
-        return s.append("largest |logit| ").append(policy.maxAbsLogit(step, batch)).toString();
+        return s.append("largest |logit| ").append(maxAbs(batch.logits(policy, step))).toString();
     }
 
     private static double maxAbs(final NDArray a) {
@@ -261,10 +261,6 @@ public final class Trainer implements AutoCloseable {
 
     private static double maxOf(final NDArray a) {
         return a.max().toType(DataType.FLOAT64, false).getDouble();
-    }
-
-    private static NDArray mask(final NDManager step, final SequenceBatch batch) {
-        return step.create(batch.completionMask(), new Shape(batch.rows(), batch.length() - 1));
     }
 
     /** The optimiser state as tensors, for a checkpoint. */

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.rwml.worldmodel.DjlRuntime;
 import dev.rwml.worldmodel.model.Masks;
 import dev.rwml.worldmodel.model.SequenceBatch;
+import dev.rwml.worldmodel.model.SharedPromptBatch;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -130,25 +131,27 @@ class HfDecoderFixtureTest {
         }
     }
 
-    /** What the scorer and the trainer read: next-token log-probs and the largest |logit|. */
+    /**
+     * What the scorer and the trainer read: next-token log-probs of a whole sequence in one pass
+     * and with its prompt shared, and the largest |logit| of the trainer's diagnostics.
+     */
     @ParameterizedTest
     @ValueSource(strings = {"qwen2-tiny", "llama-tiny"})
     void shouldScoreTokensAsTheGoldenLogitsDo(final String fixture) {
         final JsonNode expected = HfFixtures.expected(fixture);
         final int[] seq = ints(expected.get("sequences").get(2));
         final double[][] golden = doubles(expected.get("logits").get(2));
-        final SequenceBatch batch =
-                SequenceBatch.of(
-                        List.of(
-                                new SequenceBatch.Pair(
-                                        new int[] {seq[0]},
-                                        Arrays.copyOfRange(seq, 1, seq.length))),
-                        0,
-                        seq.length);
+        final List<SequenceBatch.Pair> pairs =
+                List.of(
+                        new SequenceBatch.Pair(
+                                new int[] {seq[0]}, Arrays.copyOfRange(seq, 1, seq.length)));
         final boolean grad = DjlRuntime.setGradMode(false);
         try (NDManager manager = DjlRuntime.newManager();
                 HfDecoder model = HfDecoder.load(HfFixtures.checkpoint(fixture), manager)) {
-            final float[] logProbs = model.tokenLogProbs(manager, batch).toFloatArray();
+            final float[] packed =
+                    SequenceBatch.of(pairs, 0, seq.length).logProbs(model, manager).toFloatArray();
+            final SharedPromptBatch shared = SharedPromptBatch.of(pairs, 0, seq.length);
+            final float[] sharedLogProbs = shared.logProbs(model, manager).toFloatArray();
             double maxAbs = 0;
             for (int t = 0; t < seq.length - 1; t++) {
                 double max = Double.NEGATIVE_INFINITY;
@@ -161,12 +164,11 @@ class HfDecoderFixtureTest {
                     maxAbs = Math.max(maxAbs, Math.abs(v));
                 }
                 final double want = golden[t][seq[t + 1]] - max - Math.log(sum);
-                assertThat((double) logProbs[t]).isCloseTo(want, within(TOLERANCE));
+                assertThat((double) packed[t]).isCloseTo(want, within(TOLERANCE));
+                assertThat((double) sharedLogProbs[t]).isCloseTo(want, within(TOLERANCE));
             }
-            for (final double v : golden[seq.length - 1]) {
-                maxAbs = Math.max(maxAbs, Math.abs(v));
-            }
-            assertThat(model.maxAbsLogit(manager, batch)).isCloseTo(maxAbs, within(TOLERANCE));
+            assertThat(shared.logits(model, manager).abs().max().getFloat())
+                    .isCloseTo((float) maxAbs, within((float) TOLERANCE));
         } finally {
             DjlRuntime.setGradMode(grad);
         }

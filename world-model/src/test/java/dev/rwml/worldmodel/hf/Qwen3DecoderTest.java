@@ -61,7 +61,7 @@ class Qwen3DecoderTest {
                             64);
             try (NDManager step = manager.newSubManager();
                     GradientCollector collector = DjlRuntime.engine().newGradientCollector()) {
-                final NDArray logProbs = model.tokenLogProbs(step, batch);
+                final NDArray logProbs = batch.logProbs(model, step);
                 final NDArray mask =
                         step.create(
                                 batch.completionMask(),
