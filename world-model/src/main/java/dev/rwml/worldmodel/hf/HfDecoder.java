@@ -12,6 +12,7 @@ import ai.djl.nn.Activation;
 import ai.djl.nn.core.Linear;
 import dev.rwml.worldmodel.model.CausalLM;
 import dev.rwml.worldmodel.model.KvCache;
+import dev.rwml.worldmodel.model.Scalars;
 import dev.rwml.worldmodel.model.Tensor;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -240,7 +241,8 @@ public final class HfDecoder implements CausalLM {
             k = k.repeat(1, config.groupSize());
             v = v.repeat(1, config.groupSize());
         }
-        NDArray scores = q.matMul(k.transpose(0, 1, 3, 2)).mul(attentionScale);
+        final NDArray raw = q.matMul(k.transpose(0, 1, 3, 2));
+        NDArray scores = raw.mul(Scalars.of(raw, attentionScale));
         if (bias != null) {
             scores = scores.add(bias);
         }

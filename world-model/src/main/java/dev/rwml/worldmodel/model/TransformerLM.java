@@ -233,7 +233,8 @@ public final class TransformerLM implements CausalLM {
             k = kv[0];
             v = kv[1];
         }
-        NDArray scores = q.matMul(k.transpose(0, 1, 3, 2)).mul(attentionScale);
+        final NDArray raw = q.matMul(k.transpose(0, 1, 3, 2));
+        NDArray scores = raw.mul(Scalars.of(raw, attentionScale));
         if (bias != null) {
             scores = scores.add(bias);
         }

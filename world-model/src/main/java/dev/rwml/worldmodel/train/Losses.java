@@ -1,6 +1,7 @@
 package dev.rwml.worldmodel.train;
 
 import ai.djl.ndarray.NDArray;
+import dev.rwml.worldmodel.model.Scalars;
 
 /**
  * The training objectives over per-token log-probs (rows, positions) and a 0/1 mask of the
@@ -56,7 +57,8 @@ public final class Losses {
         // infinity, whose zero-gradient branch of the cap would still back-propagate NaN.
         final NDArray logRatio = logProbs.sub(behaviour).mul(mask);
         final NDArray ratio = logRatio.clip(-MAX_LOG_RATIO, MAX_LOG_RATIO).exp();
-        final NDArray capped = logRatio.minimum((float) Math.log(config.importanceCap())).exp();
+        final NDArray capped =
+                logRatio.minimum(Scalars.of(logRatio, Math.log(config.importanceCap()))).exp();
         final NDArray unclipped = capped.mul(advantages);
         final NDArray clipped =
                 capped.clip(1 - config.clipLow(), 1 + config.clipHigh()).mul(advantages);
@@ -68,9 +70,10 @@ public final class Losses {
             // the exponent and the value are clamped so one token cannot dominate the gradient.
             klExponent = reference.sub(logProbs).mul(mask);
             final NDArray delta = klExponent.clip(-MAX_LOG_RATIO, MAX_LOG_RATIO);
-            kl = delta.exp().sub(delta).sub(1f).minimum(MAX_KL);
+            final NDArray k3 = delta.exp().sub(delta).sub(1f);
+            kl = k3.minimum(Scalars.of(k3, MAX_KL));
             if (config.klCoef() > 0) {
-                perToken = perToken.add(kl.mul((float) config.klCoef()));
+                perToken = perToken.add(kl.mul(Scalars.of(kl, config.klCoef())));
             }
         }
         return new GrpoTerms(
@@ -88,7 +91,12 @@ public final class Losses {
                             .div(mask.sum(new int[] {1}).maximum(1f))
                             .mean();
             case SEQUENCE_SUM_CONSTANT ->
-                    maskedPerToken.sum().div((float) rows * config.lengthNormaliser());
+                    maskedPerToken
+                            .sum()
+                            .div(
+                                    Scalars.of(
+                                            maskedPerToken,
+                                            (double) rows * config.lengthNormaliser()));
         };
     }
 }
