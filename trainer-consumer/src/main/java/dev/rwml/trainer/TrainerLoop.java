@@ -681,11 +681,13 @@ public final class TrainerLoop implements AutoCloseable {
             metrics.versions.increment();
             metrics.publishLatency.record(Duration.ofNanos(lastPublishNanos - t0));
             LOG.info(
-                    "Trainer: committed version {} of run {} ({} steps, {} groups, lineage {})",
+                    "Trainer: committed version {} of run {} ({} steps, {} groups, published in {}"
+                            + " ms, lineage {})",
                     next,
                     config.run(),
                     window.steps(),
                     window.groups(),
+                    (lastPublishNanos - t0) / 1_000_000,
                     sent.getLineage());
             listener.published(sent, window.trainedIds());
             window.reset();

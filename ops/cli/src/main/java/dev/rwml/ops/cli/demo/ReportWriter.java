@@ -92,13 +92,13 @@ public final class ReportWriter {
         Files.writeString(dir.resolve("heldout.csv"), heldOut.toString());
         final StringBuilder versions =
                 new StringBuilder(
-                        "version,parent,created_at,objective,steps,groups,tokens,train_pass_rate,"
-                                + "mean_reward,kl,loss\n");
+                        "version,parent,created_at,objective,steps,groups,tokens,dropped_stale,"
+                                + "skipped_zero_advantage,train_pass_rate,mean_reward,kl,loss\n");
         for (final ModelVersion v : r.versions().values()) {
             versions.append(
                     String.format(
                             Locale.ROOT,
-                            "%d,%s,%s,%s,%d,%d,%d,%s,%s,%s,%s%n",
+                            "%d,%s,%s,%s,%d,%d,%d,%d,%d,%s,%s,%s,%s%n",
                             v.getVersion(),
                             v.getParentVersion() == null ? "" : v.getParentVersion().toString(),
                             v.getCreatedAt(),
@@ -106,6 +106,8 @@ public final class ReportWriter {
                             v.getCounters().getSteps(),
                             v.getCounters().getGroups(),
                             v.getCounters().getTokens(),
+                            v.getCounters().getDroppedStale(),
+                            v.getCounters().getSkippedZeroAdvantage(),
                             metric(v, "passRate"),
                             metric(v, "meanReward"),
                             metric(v, "kl"),
@@ -277,12 +279,71 @@ public final class ReportWriter {
                 .append(figure(charts, "pass-rate"))
                 .append("<p><a href=\"pass-rate.csv\">pass-rate.csv</a>, ")
                 .append("<a href=\"versions.csv\">versions.csv</a></p>\n")
+                .append(trainerTable(r))
                 .append("<h2>KL to the base model</h2>\n")
                 .append(figure(charts, "kl"))
                 .append("<h2>Throughput</h2>\n")
                 .append(figure(charts, "throughput"))
                 .append("<p><a href=\"throughput.csv\">throughput.csv</a></p>\n</body></html>\n");
         return h.toString();
+    }
+
+    /**
+     * Per version, what the trainer did with the groups it read: trained, dropped as too stale
+     * (generated more than the staleness bound before), skipped for zero advantage; and how soon
+     * the prediction stage served it.
+     */
+    private static String trainerTable(final Report r) {
+        long trained = 0;
+        long stale = 0;
+        final StringBuilder rows = new StringBuilder();
+        for (final ModelVersion v : r.versions().values()) {
+            if (v.getVersion() == 0) {
+                continue;
+            }
+            final var c = v.getCounters();
+            trained += c.getGroups();
+            stale += c.getDroppedStale();
+            final PassRate served = r.passRates().get(v.getVersion());
+            rows.append(
+                    String.format(
+                            Locale.ROOT,
+                            "<tr><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%s</td>"
+                                    + "</tr>%n",
+                            v.getVersion(),
+                            c.getSteps(),
+                            c.getGroups(),
+                            c.getDroppedStale(),
+                            c.getSkippedZeroAdvantage(),
+                            served == null || served.firstGeneratedAt() == null
+                                    ? "-"
+                                    : String.format(
+                                            Locale.ROOT,
+                                            "%.1f",
+                                            java.time.Duration.between(
+                                                                    v.getCreatedAt(),
+                                                                    served.firstGeneratedAt())
+                                                            .toMillis()
+                                                    / 1e3)));
+        }
+        long rewarded = 0;
+        for (final PassRate p : r.passRates().values()) {
+            rewarded += p.groups();
+        }
+        return String.format(
+                        Locale.ROOT,
+                        "<h2>Trainer per version</h2>%n<p>%d groups rewarded, %d trained, %d"
+                                + " dropped as stale (%.1f%% of those rewarded).</p>%n",
+                        rewarded,
+                        trained,
+                        stale,
+                        rewarded == 0 ? 0.0 : 100.0 * stale / rewarded)
+                + "<table><tr><th>version</th><th>steps</th><th>groups trained</th>"
+                + "<th>dropped stale</th><th>skipped (zero advantage)</th>"
+                + "<th>served after (s): from its commit to its first rewarded prediction</th>"
+                + "</tr>\n"
+                + rows
+                + "</table>\n";
     }
 
     /** A chart inline as SVG, with a link to its PNG. */
