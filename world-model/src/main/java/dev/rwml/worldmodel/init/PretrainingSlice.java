@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * earliest offsets up to the end offsets seen when reading starts, at most a given number,
  * optionally of some environments only, with the exact offset ranges that were read.
  *
- * @param transitions the transitions kept, in the order they were read
+ * @param transitions the transitions kept, ordered by transition id
  * @param lineage per partition of the transitions topic, the range {@code [from, until)} read; a
  *     partition not read at all has an empty range, so {@code until} is where the next reader of
  *     that partition starts
@@ -185,6 +185,9 @@ public record PretrainingSlice(
                     otherEnvs,
                     undecodable,
                     lineage);
+            // Partitions interleave and agents race differently from run to run: ordered by id,
+            // the same log always trains the same tokenizer and base model.
+            kept.sort(Comparator.comparing(t -> t.getTransitionId().toString()));
             return new PretrainingSlice(kept, lineage, scanned, otherEnvs, undecodable);
         }
 

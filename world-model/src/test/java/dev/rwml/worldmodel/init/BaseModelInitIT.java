@@ -184,6 +184,10 @@ class BaseModelInitIT {
         }
         assertThat(result.transitions()).isEqualTo(HOUSEHOLD + RETAIL);
         assertThat(slices.get(0).scanned()).isEqualTo(HOUSEHOLD + RETAIL);
+        // in id order, whatever the partitions' interleaving: the same log, the same base
+        assertThat(slices.get(0).transitions())
+                .extracting(t -> t.getTransitionId().toString())
+                .isSorted();
         assertThat(steps).hasSize(4);
         assertThat(result.nextOffsets())
                 .containsEntry(0, topic.get(0).getUntilOffset())
