@@ -193,9 +193,13 @@ public record SharedPromptBatch(
             final int promptLength = prompts.get(promptOfRow[r]).length;
             rowPad[r] = pad[promptOfRow[r]];
             for (int j = 0; j < steps; j++) {
-                inPos[r * steps + j] = promptLength + j;
                 if (j < c.length - 1) {
                     inIds[r * steps + j] = c[j];
+                    inPos[r * steps + j] = promptLength + j;
+                } else {
+                    // padding: any position inside the context (its output is never read), and
+                    // promptLength + j could run past it when another row's completion is longer
+                    inPos[r * steps + j] = promptLength;
                 }
             }
         }

@@ -93,6 +93,42 @@ class SharedPromptEqualityTest {
         }
     }
 
+    /**
+     * A long prompt with a short completion beside a short prompt with a long one, each at the
+     * context's edge: the padding of the first row must not take positions past the context.
+     */
+    @org.junit.jupiter.api.Test
+    void shouldScoreRowsAtTheContextEdgeAsWholeSequencesDo() {
+        try (NDManager manager = DjlRuntime.newManager();
+                TransformerLM model =
+                        TransformerLM.initialise(
+                                new ModelConfig(96, 32, 2, 4, 64, 16, true), 5, manager)) {
+            final SplittableRandom random = new SplittableRandom(8);
+            final List<SequenceBatch.Pair> pairs =
+                    List.of(
+                            new SequenceBatch.Pair(tokens(random, 96, 14), tokens(random, 96, 2)),
+                            new SequenceBatch.Pair(tokens(random, 96, 2), tokens(random, 96, 14)));
+            final boolean grad = DjlRuntime.setGradMode(false);
+            try (NDManager step = manager.newSubManager()) {
+                final SequenceBatch packed = SequenceBatch.of(pairs, 0, 16);
+                final float[] whole = packed.logProbs(model, step).toFloatArray();
+                final float[] shared =
+                        SharedPromptBatch.of(pairs, 0, 16).logProbs(model, step).toFloatArray();
+                final int width = packed.length() - 1;
+                for (int r = 0; r < pairs.size(); r++) {
+                    for (int j = 0; j < pairs.get(r).completion().length; j++) {
+                        assertThat(shared[r * 14 + j])
+                                .isCloseTo(
+                                        whole[r * width + packed.completionStart()[r] - 1 + j],
+                                        org.assertj.core.data.Offset.offset(1e-5f));
+                    }
+                }
+            } finally {
+                DjlRuntime.setGradMode(grad);
+            }
+        }
+    }
+
     /** Two groups and a single: prompt lengths 7, 3 and 5; completion lengths 1 to 6. */
     private static List<SequenceBatch.Pair> pairs(final int vocab) {
         final SplittableRandom random = new SplittableRandom(17);
