@@ -8,6 +8,8 @@ import dev.rwml.env.produce.ProducerResult;
 import dev.rwml.env.produce.ProgressListener;
 import dev.rwml.env.produce.TransitionProducer;
 import dev.rwml.events.ModelVersion;
+import dev.rwml.ops.cli.eval.HeldOutSet;
+import dev.rwml.ops.cli.eval.Scoring;
 import dev.rwml.ops.embedded.Directories;
 import dev.rwml.ops.embedded.EmbeddedCluster;
 import dev.rwml.prediction.PredictionConfig;
@@ -279,7 +281,7 @@ public final class DemoRun {
         final List<Long> chosen = choose(new ArrayList<>(last.versions().keySet()));
         say(
                 "Evaluating versions %s on %d held-out %s transitions ...",
-                chosen, settings.heldOutTransitions(), HeldOutEvaluator.SPLIT);
+                chosen, settings.heldOutTransitions(), HeldOutEvaluator.SET);
         try (ModelChannel channel =
                         new ModelChannel(
                                 TopicCatalog.defaults().run(RUN),
@@ -290,12 +292,13 @@ public final class DemoRun {
             final CachingEmbedder embedder = reward.embedding().create(System.getenv());
             final HeldOutEvaluator evaluator =
                     new HeldOutEvaluator(
-                            HeldOutEvaluator.heldOut(
-                                    settings.heldOutTransitions(),
-                                    DemoSettings.SEED,
-                                    settings.epsilon()),
-                            reward.rewardSpecs(),
-                            new SimilarityScorer(embedder),
+                            HeldOutSet.generate(
+                                            HeldOutEvaluator.SET,
+                                            settings.heldOutTransitions(),
+                                            DemoSettings.SEED,
+                                            settings.epsilon())
+                                    .transitions(),
+                            new Scoring(reward.rewardSpecs(), new SimilarityScorer(embedder)),
                             new SamplingSettings(
                                     settings.heldOutSamples(),
                                     prediction.temperature(),

@@ -161,7 +161,7 @@ public final class ReportWriter {
     private static LineChart heldOutChart(final Report r) {
         final LineChart chart =
                 new LineChart(
-                        "Held-out world-model accuracy (" + HeldOutEvaluator.SPLIT + ")",
+                        "Held-out world-model accuracy (" + HeldOutEvaluator.SET + ")",
                         "model version",
                         "pass rate (fraction of samples)");
         final List<HeldOutEvaluator.Score> scores = r.heldOut();
