@@ -12,9 +12,10 @@ import java.util.Optional;
 public interface PolicyTrainer extends AutoCloseable {
 
     /**
-     * Why {@code group} cannot be trained on (for example an SFT pair that does not fit the model's
-     * context even cut), or empty; the loop dead-letters such a group with this reason instead of
-     * stepping on it.
+     * Why {@code group} cannot be trained on (a token id outside the model's vocabulary, a sequence
+     * longer than its context, an SFT pair that does not fit even cut), or empty; the loop
+     * dead-letters such a group with this reason as it reads it, whether it would be trained or
+     * passed over, instead of stepping on it.
      */
     default Optional<String> unfit(final RewardedGroup group) {
         return Optional.empty();

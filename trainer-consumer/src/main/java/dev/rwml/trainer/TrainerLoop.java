@@ -543,6 +543,15 @@ public final class TrainerLoop implements AutoCloseable {
                 if (future != null) {
                     throw new IllegalArgumentException(future);
                 }
+                // the group's own fault, and it would fail again after a restart
+                final Optional<String> unfit = policy.unfit(g);
+                if (unfit.isPresent()) {
+                    throw new IllegalArgumentException(
+                            "group "
+                                    + g.getTransitionId()
+                                    + " cannot be trained on: "
+                                    + unfit.get());
+                }
                 return new BatchAssembler.Pending(r, g, null);
             } catch (final RuntimeException e) {
                 return new BatchAssembler.Pending(r, null, e);
@@ -595,24 +604,7 @@ public final class TrainerLoop implements AutoCloseable {
             }
             final List<RewardedGroup> groups = new ArrayList<>(batch.size());
             for (final BatchAssembler.Pending p : batch) {
-                final Optional<String> unfit = policy.unfit(p.group());
-                if (unfit.isPresent()) {
-                    // the group's own fault, and it would fail again after a restart
-                    deadLetter(
-                            new BatchAssembler.Pending(
-                                    p.record(),
-                                    null,
-                                    new IllegalArgumentException(
-                                            "group "
-                                                    + p.group().getTransitionId()
-                                                    + " cannot be trained on: "
-                                                    + unfit.get())));
-                } else {
-                    groups.add(p.group());
-                }
-            }
-            if (groups.isEmpty()) {
-                return;
+                groups.add(p.group());
             }
             final List<List<RewardedGroup>> miniBatches = split(groups, config.miniBatches());
             for (int pass = 0; pass < config.passes(); pass++) {

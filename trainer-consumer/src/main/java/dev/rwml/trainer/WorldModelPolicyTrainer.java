@@ -279,12 +279,57 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
         }
     }
 
+    /**
+     * Why this model cannot train on the group: a token id outside its vocabulary (the embedding
+     * lookup would fail the step, and the step after every restart), a sample whose prompt and
+     * completion exceed its context, or (SFT) an observed next state that does not fit.
+     */
     @Override
     public Optional<String> unfit(final RewardedGroup group) {
-        if (objective != Objective.SFT) {
-            return Optional.empty();
+        final int vocab = policy.vocabSize();
+        final String id = group.getTransitionId();
+        final String prompt = outOfVocabulary(group.getPromptTokenIds(), vocab);
+        if (prompt != null) {
+            return Optional.of("the prompt of group " + id + " has " + prompt);
         }
-        return Optional.ofNullable(fitted(group).reason());
+        for (int s = 0; s < group.getSamples().size(); s++) {
+            final List<Integer> tokens = group.getSamples().get(s).getTokenIds();
+            final String sample = outOfVocabulary(tokens, vocab);
+            if (sample != null) {
+                return Optional.of("sample " + s + " of group " + id + " has " + sample);
+            }
+            final int length = group.getPromptTokenIds().size() + tokens.size();
+            if (objective != Objective.SFT && length > maxContext) {
+                return Optional.of(
+                        "sample "
+                                + s
+                                + " of group "
+                                + id
+                                + " has "
+                                + length
+                                + " prompt and completion tokens, more than the model's context"
+                                + " of "
+                                + maxContext);
+            }
+        }
+        return objective == Objective.SFT
+                ? Optional.ofNullable(fitted(group).reason())
+                : Optional.empty();
+    }
+
+    private static String outOfVocabulary(final List<Integer> tokens, final int vocab) {
+        for (int i = 0; i < tokens.size(); i++) {
+            final int t = tokens.get(i);
+            if (t < 0 || t >= vocab) {
+                return "token id "
+                        + t
+                        + " at position "
+                        + i
+                        + ", outside the vocabulary of "
+                        + vocab;
+            }
+        }
+        return null;
     }
 
     @Override

@@ -8,6 +8,7 @@ import ai.djl.ndarray.types.Shape;
 import dev.rwml.events.ArtifactRef;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.RewardedGroup;
+import dev.rwml.events.RewardedSample;
 import dev.rwml.events.TrainingCounters;
 import dev.rwml.worldmodel.DjlRuntime;
 import dev.rwml.worldmodel.channel.Artifacts;
@@ -107,6 +108,48 @@ class HfPolicyTrainerTest {
                     .toFloatArray();
         } finally {
             DjlRuntime.setGradMode(grad);
+        }
+    }
+
+    /**
+     * A group from another program with a token id past the vocabulary, or a sample longer than the
+     * context, would fail every step it is in (and again after each restart): the trainer names it
+     * unfit, so the loop dead-letters it as it reads it.
+     */
+    @Test
+    void shouldCallGroupsOutsideTheVocabularyOrContextUnfit() throws Exception {
+        final VerifiedArtifact base =
+                artifact(HfCheckpoint.fromDirectory(fixture("qwen2-tiny"), 0).toBytes());
+        try (PolicyTrainer trainer =
+                WorldModelPolicyTrainer.factory().create(TrainerConfig.defaults("r"), base, base)) {
+            final RewardedGroup good = Groups.group("alfworld/e/0", 0, 4, 384);
+            assertThat(trainer.unfit(good)).isEmpty();
+
+            final RewardedGroup outside = RewardedGroup.newBuilder(good).build();
+            outside.getSamples()
+                    .set(
+                            1,
+                            RewardedSample.newBuilder(outside.getSamples().get(1))
+                                    .setTokenIds(List.of(5, 384, 7))
+                                    .build());
+            assertThat(trainer.unfit(outside))
+                    .hasValue(
+                            "sample 1 of group alfworld/e/0 has token id 384 at position 1,"
+                                    + " outside the vocabulary of 384");
+            assertThatThrownBy(() -> trainer.step(List.of(outside)))
+                    .as("what the check prevents")
+                    .isInstanceOf(RuntimeException.class);
+
+            final List<Integer> longPrompt = new java.util.ArrayList<>();
+            for (int i = 0; i < 127; i++) {
+                longPrompt.add(1 + i % 300);
+            }
+            final RewardedGroup tooLong =
+                    RewardedGroup.newBuilder(good).setPromptTokenIds(longPrompt).build();
+            assertThat(trainer.unfit(tooLong))
+                    .hasValue(
+                            "sample 0 of group alfworld/e/0 has 130 prompt and completion tokens,"
+                                    + " more than the model's context of 128");
         }
     }
 

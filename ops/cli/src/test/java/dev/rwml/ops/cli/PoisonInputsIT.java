@@ -368,6 +368,10 @@ class PoisonInputsIT {
                 "model version newer than any published",
                 DEAD + "negative staleness",
                 List.of(Column.TRAINER));
+        expect(
+                "token ids outside the vocabulary",
+                DEAD + "outside the vocabulary",
+                List.of(Column.TRAINER));
         expect("schema evolved compatibly", "^accepted: judged$", List.of(Column.FILTER));
         expect("schema evolved compatibly", "^accepted: 1 group", List.of(Column.PREDICTION));
         expect(
