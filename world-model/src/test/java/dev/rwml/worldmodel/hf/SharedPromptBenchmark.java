@@ -164,15 +164,7 @@ class SharedPromptBenchmark {
             final List<float[]> behaviour,
             final float[] advantages) {
         final int width = batch.length() - 1;
-        final float[] b = new float[batch.rows() * width];
-        for (int r = 0; r < batch.rows(); r++) {
-            System.arraycopy(
-                    behaviour.get(r),
-                    0,
-                    b,
-                    r * width + batch.completionStart()[r] - 1,
-                    batch.completionLength()[r]);
-        }
+        final float[] b = SharedPromptEqualityTest.packedLayout(batch, behaviour);
         step(
                 model,
                 manager,

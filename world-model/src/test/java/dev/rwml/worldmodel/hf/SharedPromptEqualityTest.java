@@ -186,18 +186,35 @@ class SharedPromptEqualityTest {
             final GrpoConfig grpo) {
         final SequenceBatch batch = SequenceBatch.of(pairs, 0, model.maxContext());
         final int width = batch.length() - 1;
-        final float[] b = new float[batch.rows() * width];
+        final NDArray mask = step.create(batch.completionMask(), new Shape(batch.rows(), width));
+        final NDArray logProbs = batch.logProbs(model, step);
+        return loss(
+                step,
+                logProbs,
+                mask,
+                packedLayout(batch, behaviour),
+                advantages,
+                grpo,
+                batch.rows(),
+                width);
+    }
+
+    /**
+     * Per-row values (each of the row's completion length) at the completion positions of the
+     * whole-sequence layout (rows, length - 1), 0 elsewhere.
+     */
+    static float[] packedLayout(final SequenceBatch batch, final List<float[]> perRow) {
+        final int width = batch.length() - 1;
+        final float[] out = new float[batch.rows() * width];
         for (int r = 0; r < batch.rows(); r++) {
             System.arraycopy(
-                    behaviour.get(r),
+                    perRow.get(r),
                     0,
-                    b,
+                    out,
                     r * width + batch.completionStart()[r] - 1,
                     batch.completionLength()[r]);
         }
-        final NDArray mask = step.create(batch.completionMask(), new Shape(batch.rows(), width));
-        final NDArray logProbs = batch.logProbs(model, step);
-        return loss(step, logProbs, mask, b, advantages, grpo, batch.rows(), width);
+        return out;
     }
 
     private static NDArray sharedLoss(
