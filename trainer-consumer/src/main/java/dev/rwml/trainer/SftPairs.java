@@ -1,8 +1,8 @@
 package dev.rwml.trainer;
 
 import dev.rwml.worldmodel.model.SequenceBatch;
+import dev.rwml.worldmodel.tokenizer.GenerationTokenizer;
 import dev.rwml.worldmodel.tokenizer.SpecialTokens;
-import dev.rwml.worldmodel.tokenizer.WorldModelTokenizer;
 import java.util.Arrays;
 
 /**
@@ -35,10 +35,10 @@ final class SftPairs {
     record Fitted(SequenceBatch.Pair pair, int truncatedTokens, String reason) {}
 
     /** The target tokens: opening tags, the observed state, the closing tag and end of text. */
-    static int[] target(final WorldModelTokenizer tokenizer, final String observed) {
+    static int[] target(final GenerationTokenizer tokenizer, final String observed) {
         final int[] text = tokenizer.encode(OPENING + observed + SpecialTokens.NEXT_STATE_CLOSE);
         final int[] ids = Arrays.copyOf(text, text.length + 1);
-        ids[text.length] = tokenizer.endOfTextId();
+        ids[text.length] = tokenizer.endId();
         return ids;
     }
 
@@ -46,7 +46,7 @@ final class SftPairs {
      * Fits the pair of {@code prompt} and the target of {@code observed} into {@code maxContext}.
      */
     static Fitted fit(
-            final WorldModelTokenizer tokenizer,
+            final GenerationTokenizer tokenizer,
             final int[] prompt,
             final String observed,
             final int maxContext) {

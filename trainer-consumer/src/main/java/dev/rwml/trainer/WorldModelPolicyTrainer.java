@@ -14,6 +14,7 @@ import dev.rwml.worldmodel.model.ModelConfig;
 import dev.rwml.worldmodel.model.SequenceBatch;
 import dev.rwml.worldmodel.model.Tensor;
 import dev.rwml.worldmodel.model.TransformerLM;
+import dev.rwml.worldmodel.tokenizer.GenerationTokenizer;
 import dev.rwml.worldmodel.tokenizer.WorldModelTokenizer;
 import dev.rwml.worldmodel.train.Advantages;
 import dev.rwml.worldmodel.train.GrpoConfig;
@@ -52,7 +53,7 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
     private final CausalLM policy;
     private final CausalLM reference;
     private final Trainer trainer;
-    private final WorldModelTokenizer tokenizer;
+    private final GenerationTokenizer tokenizer;
     private final int maxContext;
     private final Format format;
 
@@ -126,28 +127,21 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
     }
 
     /**
-     * A trainer of a Hugging Face checkpoint version (float32 compute): GRPO only, with version 0
-     * as the KL reference; versions are published as the same checkpoint files with new weights.
+     * A trainer of a Hugging Face checkpoint version (float32 compute): GRPO with version 0 as the
+     * KL reference, or WM-SFT with targets ending in the checkpoint's end of turn; versions are
+     * published as the same checkpoint files with new weights.
      */
     private WorldModelPolicyTrainer(
             final TrainerConfig config,
             final HfCheckpoint base,
             final HfCheckpoint latest,
             final boolean latestIsOwnVersion) {
-        if (config.objective() != Objective.GRPO) {
-            throw new IllegalStateException(
-                    "objective="
-                            + config.objective().wireName()
-                            + " is not available for a Hugging Face checkpoint yet: train it with"
-                            + " objective=grpo");
-        }
         this.objective = config.objective();
         this.config = config;
-        this.tokenizer = null;
         this.manager = DjlRuntime.newManager();
         final HfModel loaded = HfModel.open(latest, manager);
-        final int padId = loaded.tokenizer().padId();
-        loaded.tokenizer().close();
+        this.tokenizer = loaded.tokenizer();
+        final int padId = tokenizer.padId();
         final HfDecoder decoder = loaded.decoder();
         this.policy = decoder;
         this.maxContext = decoder.maxContext();
@@ -472,9 +466,7 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
         if (reference != null) {
             reference.close();
         }
-        if (tokenizer != null) {
-            tokenizer.close();
-        }
+        tokenizer.close();
         manager.close();
     }
 }

@@ -14,7 +14,9 @@ import dev.rwml.worldmodel.DjlRuntime;
 import dev.rwml.worldmodel.channel.Artifacts;
 import dev.rwml.worldmodel.channel.VerifiedArtifact;
 import dev.rwml.worldmodel.hf.HfCheckpoint;
+import dev.rwml.worldmodel.hf.HfConfig;
 import dev.rwml.worldmodel.hf.HfDecoder;
+import dev.rwml.worldmodel.hf.HfTokenizer;
 import dev.rwml.worldmodel.model.CausalLM;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -84,13 +86,35 @@ class HfPolicyTrainerTest {
         }
     }
 
+    /**
+     * WM-SFT of a Hugging Face version: the target is the paper's answer with the observed next
+     * state, ended by the checkpoint's end of turn, and repeated steps on the same group lower its
+     * loss.
+     */
     @Test
-    void shouldRefuseSftOfAHuggingFaceVersionWithTheObjectiveToUse() throws Exception {
+    void shouldTrainAHuggingFaceVersionWithSftOnTheObservedNextState() throws Exception {
         final VerifiedArtifact base =
                 artifact(HfCheckpoint.fromDirectory(fixture("qwen2-tiny"), 0).toBytes());
-        final TrainerConfig sft = TrainerConfig.defaults("r").with(Map.of("objective", "sft"));
-        assertThatThrownBy(() -> WorldModelPolicyTrainer.factory().create(sft, base, base))
-                .hasMessageContaining("objective=grpo");
+        final TrainerConfig sft =
+                TrainerConfig.defaults("r")
+                        .with(Map.of("objective", "sft", "learning.rate", "3e-3"));
+        try (PolicyTrainer trainer = WorldModelPolicyTrainer.factory().create(sft, base, base);
+                HfTokenizer tokenizer =
+                        HfTokenizer.load(
+                                fixture("qwen2-tiny"), HfConfig.load(fixture("qwen2-tiny")))) {
+            final RewardedGroup group = Groups.group("alfworld/e/0", 0, 4, 384);
+            assertThat(trainer.unfit(group)).isEmpty();
+            final int[] target = SftPairs.target(tokenizer, group.getObservedNextState());
+            assertThat(target[target.length - 1]).isEqualTo(tokenizer.endId());
+            assertThat(tokenizer.isEnd(target[target.length - 1])).isTrue();
+            final StepStats first = trainer.step(List.of(group));
+            StepStats last = first;
+            for (int i = 0; i < 5; i++) {
+                last = trainer.step(List.of(group));
+            }
+            assertThat(first.tokens()).isEqualTo(target.length);
+            assertThat(last.loss()).isLessThan(first.loss());
+        }
     }
 
     private static float[] logits(final CausalLM model) {

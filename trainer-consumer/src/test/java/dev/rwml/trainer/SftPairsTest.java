@@ -22,7 +22,7 @@ class SftPairsTest {
     void shouldEndThePapersTargetWithTheEndOfTextToken() {
         try (WorldModelTokenizer t = tokenizer()) {
             final int[] target = SftPairs.target(t, "Nothing happens.");
-            assertThat(target[target.length - 1]).isEqualTo(t.endOfTextId());
+            assertThat(target[target.length - 1]).isEqualTo(t.endId());
             assertThat(t.decode(Arrays.copyOf(target, target.length - 1)))
                     .isEqualTo("<think> </think><next_state>Nothing happens.</next_state>");
         }

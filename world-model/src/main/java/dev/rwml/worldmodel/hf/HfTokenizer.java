@@ -33,16 +33,19 @@ public final class HfTokenizer implements GenerationTokenizer {
 
     private final HuggingFaceTokenizer tokenizer;
     private final Set<Integer> endIds;
+    private final int endId;
     private final int vocabSize;
     private final int padId;
 
     private HfTokenizer(
             final HuggingFaceTokenizer tokenizer,
             final Set<Integer> endIds,
+            final int endId,
             final int vocabSize,
             final int padId) {
         this.tokenizer = tokenizer;
         this.endIds = Set.copyOf(endIds);
+        this.endId = endId;
         this.vocabSize = vocabSize;
         this.padId = padId;
     }
@@ -73,9 +76,10 @@ public final class HfTokenizer implements GenerationTokenizer {
         }
         final Set<Integer> ends = new LinkedHashSet<>(config.eosTokenIds());
         ends.addAll(generationEosIds(checkpointDir));
+        // config.json's eos first: a chat model's end of turn, the end an answer is trained with
+        final int end = ends.isEmpty() ? -1 : ends.iterator().next();
         // padding is never attended to: any id does, an end id is the usual choice
-        final int pad = ends.isEmpty() ? 0 : ends.iterator().next();
-        return new HfTokenizer(hf, ends, config.vocabSize(), pad);
+        return new HfTokenizer(hf, ends, end, config.vocabSize(), Math.max(end, 0));
     }
 
     /** Token ids of a text; special tokens written in it become their ids. */
@@ -124,6 +128,22 @@ public final class HfTokenizer implements GenerationTokenizer {
     public boolean closesNextState(final int[] tokens, final int count) {
         final int from = Math.max(0, count - CLOSE_WINDOW);
         return decode(java.util.Arrays.copyOfRange(tokens, from, count)).contains(NEXT_STATE_CLOSE);
+    }
+
+    /**
+     * The checkpoint's first end id ({@code eos_token_id} of {@code config.json}, else of {@code
+     * generation_config.json}).
+     *
+     * @throws IllegalStateException when the checkpoint names none
+     */
+    @Override
+    public int endId() {
+        if (endId < 0) {
+            throw new IllegalStateException(
+                    "the checkpoint names no eos_token_id in config.json or"
+                            + " generation_config.json: a training target needs one to end with");
+        }
+        return endId;
     }
 
     /** Every id that ends a generation. */

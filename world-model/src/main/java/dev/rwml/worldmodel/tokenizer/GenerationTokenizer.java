@@ -22,6 +22,12 @@ public interface GenerationTokenizer extends AutoCloseable {
     boolean isEnd(int id);
 
     /**
+     * The id a complete answer ends with, as a training target writes it: the end of text (a chat
+     * model's end of turn).
+     */
+    int endId();
+
+    /**
      * Whether the first {@code count} tokens of a sample, the last just drawn, close the answer's
      * {@code </next_state>}.
      */

@@ -86,7 +86,8 @@ public final class WorldModelTokenizer implements GenerationTokenizer {
     }
 
     /** Id of {@code <|endoftext|>}. */
-    public int endOfTextId() {
+    @Override
+    public int endId() {
         return endOfText;
     }
 

@@ -55,7 +55,7 @@ class BpeTokenizerTest {
     void shouldEncodeSpecialTokensAsSingleIds() {
         assertThat(tokenizer.encode("<next_state>")).hasSize(1);
         assertThat(tokenizer.encode("</next_state>")).containsExactly(tokenizer.nextStateCloseId());
-        assertThat(tokenizer.encode("<|endoftext|>")).containsExactly(tokenizer.endOfTextId());
+        assertThat(tokenizer.encode("<|endoftext|>")).containsExactly(tokenizer.endId());
     }
 
     @Test
