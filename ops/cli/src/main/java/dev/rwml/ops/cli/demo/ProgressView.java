@@ -54,8 +54,8 @@ public final class ProgressView {
         final Map<String, Double> r = s.groupsPerSecond();
         return String.format(
                 Locale.ROOT,
-                "[%s] version %d | pass rate %s | groups/s predict %.2f reward %.2f train %.2f"
-                        + " | lag %s | dead letters %d",
+                "[%s] version %d | pass rate %s | groups/s predict %.2f reward %.2f trained %.2f"
+                        + " | lag %s | stale dropped %d | dead letters %d",
                 clock(s.elapsed()),
                 s.currentVersion(),
                 recentPassRates(s, 4),
@@ -63,6 +63,7 @@ public final class ProgressView {
                 r.getOrDefault("reward", 0.0),
                 r.getOrDefault("trainer", 0.0),
                 s.lag(),
+                s.droppedStale(),
                 s.deadLetters());
     }
 
@@ -88,7 +89,8 @@ public final class ProgressView {
         lines.add(
                 String.format(
                         Locale.ROOT,
-                        "  groups/s        predict %.2f   reward %.2f   train %.2f",
+                        "  groups/s        predict %.2f   reward %.2f   trained %.2f (kept groups"
+                                + " with a non-zero advantage)",
                         r.getOrDefault("prediction", 0.0),
                         r.getOrDefault("reward", 0.0),
                         r.getOrDefault("trainer", 0.0)));
@@ -96,8 +98,10 @@ public final class ProgressView {
         lines.add(
                 String.format(
                         Locale.ROOT,
-                        "  rewarded groups %d   dead letters %d   (Ctrl-C stops and writes the report)",
+                        "  rewarded groups %d   stale dropped %d   dead letters %d   (Ctrl-C stops"
+                                + " and writes the report)",
                         s.rewardedGroups(),
+                        s.droppedStale(),
                         s.deadLetters()));
         return lines;
     }

@@ -80,6 +80,13 @@ public final class RunMonitor implements AutoCloseable {
             return versions.keySet().stream().filter(v -> v > 0).count();
         }
 
+        /** Groups the trainer dropped as too stale, over every committed version. */
+        public long droppedStale() {
+            return versions.values().stream()
+                    .mapToLong(v -> v.getCounters().getDroppedStale())
+                    .sum();
+        }
+
         /** Rewarded groups seen on the rewards topic. */
         public long rewardedGroups() {
             return passRates.values().stream().mapToLong(PassRate::groups).sum();
