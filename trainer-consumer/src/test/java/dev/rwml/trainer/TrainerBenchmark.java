@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
  * Steady-state GRPO throughput of the trainer consuming from Kafka (decode, batch, step, publish
  * versions in transactions) against the same steps on the same groups in memory, as a ratio: the
  * small model on groups shaped like the demo's (prompt of 300 tokens, G = 8 completions of 20 to
- * 40), {@value #MEASURED} groups timed after {@value #WARMUP} of warm-up on both sides. Run with
- * {@code mvn -B -o -Pbench -pl trainer-consumer test -Dtest=TrainerBenchmark}.
+ * 40), 1,000 groups ({@code -Dbench.groups}) timed after 48 of warm-up ({@code -Dbench.warmup}) on
+ * both sides. Run with {@code mvn -B -o -Pbench -pl trainer-consumer test -Dtest=TrainerBenchmark}.
  */
 class TrainerBenchmark {
 
