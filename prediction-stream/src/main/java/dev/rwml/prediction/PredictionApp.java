@@ -221,7 +221,8 @@ public final class PredictionApp implements RunningStage {
                             config.inputTopic(),
                             config.startFrom(),
                             this::baseLineage,
-                            ADMIN_TIMEOUT);
+                            ADMIN_TIMEOUT,
+                            config.brokerTimeout());
                 }
                 LOG.info(
                         "Run {}: model version {} loaded; starting {} stream thread(s)",

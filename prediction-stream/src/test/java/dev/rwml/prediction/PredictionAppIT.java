@@ -582,6 +582,7 @@ class PredictionAppIT {
                             TopicCatalog.TRANSITIONS,
                             StartPosition.AFTER_BASE,
                             () -> lineage,
+                            Duration.ofSeconds(30),
                             Duration.ofSeconds(30));
             final Map<TopicPartition, Long> restarted =
                     StartPositions.seekIfNew(
@@ -592,6 +593,7 @@ class PredictionAppIT {
                             () -> {
                                 throw new AssertionError("an existing group needs no lineage");
                             },
+                            Duration.ofSeconds(30),
                             Duration.ofSeconds(30));
 
             assertThat(started.get(first)).isEqualTo(trainedUntil);
@@ -614,6 +616,7 @@ class PredictionAppIT {
                 TopicCatalog.TRANSITIONS,
                 StartPosition.LATEST,
                 List::of,
+                Duration.ofSeconds(30),
                 Duration.ofSeconds(30));
     }
 }

@@ -117,7 +117,8 @@ public final class FilterApp {
                         TopicCatalog.TRANSITIONS,
                         config.startFrom(),
                         () -> baseLineage(config, registryConfig),
-                        ADMIN_TIMEOUT);
+                        ADMIN_TIMEOUT,
+                        config.brokerTimeout());
             }
             final Topology topology = FilterTopology.build(config, registryConfig, judge, metrics);
             streams = new KafkaStreams(topology, streamsProperties(config, metrics));
