@@ -80,41 +80,38 @@ public final class StartPositions {
             return Map.of();
         }
         final long deadline = System.nanoTime() + patience.toNanos();
-        while (true) {
-            try {
-                return seek(admin, groupId, topic, position, baseLineage, timeout);
-            } catch (final TimeoutException | ExecutionException e) {
-                final boolean retriable =
-                        e instanceof TimeoutException || e.getCause() instanceof RetriableException;
-                if (!retriable || System.nanoTime() >= deadline) {
-                    throw new IllegalStateException(
-                            "cannot set the start offsets of group "
-                                    + groupId
-                                    + " on "
-                                    + topic
-                                    + " for start.from="
-                                    + position
-                                    + ": "
-                                    + e
-                                    + "; check the broker is reachable and the topic exists",
-                            e);
-                }
-                LOG.warn(
-                        "Cannot set the start offsets of group {} on {} yet ({}); retrying",
-                        groupId,
-                        topic,
-                        e.toString());
+        try {
+            while (true) {
                 try {
-                    Thread.sleep(RETRY_PAUSE.toMillis());
-                } catch (final InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException(
-                            "interrupted while setting start offsets", interrupted);
+                    return seek(admin, groupId, topic, position, baseLineage, timeout);
+                } catch (final TimeoutException | ExecutionException e) {
+                    final boolean retriable =
+                            e instanceof TimeoutException
+                                    || e.getCause() instanceof RetriableException;
+                    if (!retriable || System.nanoTime() >= deadline) {
+                        throw new IllegalStateException(
+                                "cannot set the start offsets of group "
+                                        + groupId
+                                        + " on "
+                                        + topic
+                                        + " for start.from="
+                                        + position
+                                        + ": "
+                                        + e
+                                        + "; check the broker is reachable and the topic exists",
+                                e);
+                    }
+                    LOG.warn(
+                            "Cannot set the start offsets of group {} on {} yet ({}); retrying",
+                            groupId,
+                            topic,
+                            e.toString());
                 }
-            } catch (final InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while setting start offsets", e);
+                Thread.sleep(RETRY_PAUSE.toMillis());
             }
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while setting start offsets", e);
         }
     }
 
