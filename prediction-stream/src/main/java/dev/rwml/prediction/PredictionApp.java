@@ -126,7 +126,7 @@ public final class PredictionApp implements RunningStage {
                     ModelFollower.start(
                             channel,
                             Optional.empty(),
-                            artifact -> slot.install(loader.load(artifact)),
+                            (artifact, versions) -> slot.install(loader.load(artifact, versions)),
                             Duration.ofMillis(500));
         } catch (RuntimeException e) {
             // The streams client already holds its own clients and threads; free them.

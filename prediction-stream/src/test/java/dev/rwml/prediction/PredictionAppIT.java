@@ -19,6 +19,7 @@ import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
+import dev.rwml.worldmodel.channel.ArtifactSource;
 import dev.rwml.worldmodel.channel.ChunkObserver;
 import dev.rwml.worldmodel.channel.ModelChannel;
 import dev.rwml.worldmodel.channel.ModelPublisher;
@@ -404,8 +405,9 @@ class PredictionAppIT {
         final AtomicInteger calls = new AtomicInteger();
         return new ModelLoader() {
             @Override
-            public PredictionModel load(final VerifiedArtifact artifact) {
-                final PredictionModel model = real.load(artifact);
+            public PredictionModel load(
+                    final VerifiedArtifact artifact, final ArtifactSource versions) {
+                final PredictionModel model = real.load(artifact, versions);
                 return new PredictionModel() {
                     @Override
                     public long version() {

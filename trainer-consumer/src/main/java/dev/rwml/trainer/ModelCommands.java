@@ -91,7 +91,7 @@ public final class ModelCommands {
                 ModelFollower.start(
                         channel,
                         store,
-                        artifact -> lines.accept(describe(artifact.manifest())),
+                        (artifact, versions) -> lines.accept(describe(artifact.manifest())),
                         Duration.ofMillis(500));
         return () -> {
             follower.close();

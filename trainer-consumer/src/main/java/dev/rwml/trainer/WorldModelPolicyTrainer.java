@@ -9,6 +9,9 @@ import dev.rwml.worldmodel.checkpoint.Checkpoint;
 import dev.rwml.worldmodel.hf.HfCheckpoint;
 import dev.rwml.worldmodel.hf.HfDecoder;
 import dev.rwml.worldmodel.hf.HfModel;
+import dev.rwml.worldmodel.hf.LoraAdapter;
+import dev.rwml.worldmodel.hf.LoraCheckpoint;
+import dev.rwml.worldmodel.hf.LoraConfig;
 import dev.rwml.worldmodel.model.CausalLM;
 import dev.rwml.worldmodel.model.ModelConfig;
 import dev.rwml.worldmodel.model.SequenceBatch;
@@ -32,9 +35,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The shipped {@link PolicyTrainer}: the DJL world model of a checkpoint (the small GPT, or a
- * Hugging Face checkpoint's decoder in float32, GRPO only), trained with the world-model module's
- * GRPO loss (clipped ratio against the recorded behaviour log-probs, k3 KL to version 0) or its SFT
- * loss on the observed next states, with AdamW whose moments travel in every published checkpoint.
+ * Hugging Face checkpoint's decoder in float32, fully or through LoRA adapters), trained with the
+ * world-model module's GRPO loss (clipped ratio against the recorded behaviour log-probs, k3 KL to
+ * version 0) or its SFT loss on the observed next states, with AdamW whose moments travel in every
+ * published checkpoint.
  */
 public final class WorldModelPolicyTrainer implements PolicyTrainer {
 
@@ -179,6 +183,91 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
         resume(config, latest.optimizerState(), latest.version(), latestIsOwnVersion);
     }
 
+    /**
+     * A LoRA trainer over a Hugging Face version 0 initialised with adapters: the base is loaded
+     * once and frozen, the policy is the base with the adapter (fresh, or the latest version's),
+     * the KL reference is the same base with the adapter off, and each version carries the adapter
+     * and its AdamW moments only.
+     */
+    private WorldModelPolicyTrainer(
+            final TrainerConfig config,
+            final HfCheckpoint base,
+            final String baseSha256,
+            final LoraConfig lora,
+            final Optional<LoraCheckpoint> latest,
+            final boolean latestIsOwnVersion) {
+        this.objective = config.objective();
+        this.config = config;
+        this.manager = DjlRuntime.newManager();
+        final HfModel loaded = HfModel.open(base, manager);
+        this.tokenizer = loaded.tokenizer();
+        final HfDecoder frozen = loaded.decoder();
+        this.maxContext = frozen.maxContext();
+        final LoraAdapter adapter;
+        if (latest.isPresent()) {
+            final LoraCheckpoint l = latest.get();
+            if (!l.baseSha256().equalsIgnoreCase(baseSha256)) {
+                throw new IllegalStateException(
+                        "adapter version "
+                                + l.version()
+                                + " was trained on a base with SHA-256 "
+                                + l.baseSha256()
+                                + ", not on this run's version 0 ("
+                                + baseSha256
+                                + ")");
+            }
+            adapter = LoraAdapter.fromTensors(frozen.config(), l.config(), l.weights(), manager);
+        } else {
+            adapter = LoraAdapter.create(frozen.config(), lora, baseSha256.hashCode(), manager);
+        }
+        final HfDecoder view = frozen.withAdapter(adapter);
+        this.policy = view;
+        this.reference = needsReference(config) ? frozen : null;
+        final Map<String, String> manifestConfig =
+                new LinkedHashMap<>(frozen.config().toManifestMap());
+        manifestConfig.put("lora", adapter.config().toString());
+        manifestConfig.put("adapterParameters", Long.toString(adapter.parameterCount()));
+        LOG.info(
+                "Trainer: LoRA {} on the frozen base ({} adapter parameters of {}), from {}",
+                adapter.config(),
+                adapter.parameterCount(),
+                frozen.config().parameterCount(),
+                latest.map(l -> "version " + l.version() + "'s adapter").orElse("a fresh adapter"));
+        this.format =
+                new Format() {
+                    @Override
+                    public byte[] checkpoint(
+                            final long version,
+                            final CausalLM model,
+                            final Map<String, Tensor> optimizerState) {
+                        return new LoraCheckpoint(
+                                        version,
+                                        base.version(),
+                                        baseSha256,
+                                        adapter.config(),
+                                        adapter.toTensors(),
+                                        optimizerState)
+                                .toBytes();
+                    }
+
+                    @Override
+                    public String name() {
+                        return LoraCheckpoint.FORMAT;
+                    }
+
+                    @Override
+                    public Map<String, String> modelConfig() {
+                        return manifestConfig;
+                    }
+                };
+        this.trainer = newTrainer(config, policy, reference, tokenizer.padId());
+        resume(
+                config,
+                latest.map(LoraCheckpoint::optimizerState).orElse(Map.of()),
+                latest.map(LoraCheckpoint::version).orElse(base.version()),
+                latestIsOwnVersion);
+    }
+
     private static boolean needsReference(final TrainerConfig config) {
         return config.objective() == Objective.GRPO && config.klCoefficient() > 0;
     }
@@ -241,8 +330,19 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
                             && config.objective()
                                     .wireName()
                                     .contentEquals(latest.manifest().getObjective());
-            if (HfCheckpoint.isFormat(latest.bytes())) {
+            if (HfCheckpoint.isFormat(reference.bytes())) {
                 final HfCheckpoint base = HfCheckpoint.fromBytes(reference.bytes());
+                if (base.lora().isPresent()) {
+                    return new WorldModelPolicyTrainer(
+                            config,
+                            base,
+                            reference.manifest().getArtifact().getSha256(),
+                            base.lora().get(),
+                            latest == reference
+                                    ? Optional.empty()
+                                    : Optional.of(LoraCheckpoint.fromBytes(latest.bytes())),
+                            own);
+                }
                 return new WorldModelPolicyTrainer(
                         config,
                         base,

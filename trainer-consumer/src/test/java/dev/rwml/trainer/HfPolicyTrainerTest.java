@@ -2,6 +2,7 @@ package dev.rwml.trainer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.offset;
 
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
@@ -16,7 +17,10 @@ import dev.rwml.worldmodel.channel.VerifiedArtifact;
 import dev.rwml.worldmodel.hf.HfCheckpoint;
 import dev.rwml.worldmodel.hf.HfConfig;
 import dev.rwml.worldmodel.hf.HfDecoder;
+import dev.rwml.worldmodel.hf.HfModel;
 import dev.rwml.worldmodel.hf.HfTokenizer;
+import dev.rwml.worldmodel.hf.LoraCheckpoint;
+import dev.rwml.worldmodel.hf.LoraConfig;
 import dev.rwml.worldmodel.model.CausalLM;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -80,6 +84,58 @@ class HfPolicyTrainerTest {
         assertThat(reloaded).isNotEqualTo(original);
 
         // the next trainer resumes from version 1 with its optimizer moments
+        try (PolicyTrainer next =
+                WorldModelPolicyTrainer.factory().create(config, base, artifact(v1, 1))) {
+            assertThat(logits(((WorldModelPolicyTrainer) next).policy())).containsExactly(trained);
+        }
+    }
+
+    /**
+     * LoRA on a Hugging Face version 0: the trainer trains the adapter over the frozen base, a
+     * version is the adapter alone (naming its base's SHA-256), the next trainer resumes from it,
+     * and merged into the base it gives the trained logits.
+     */
+    @Test
+    void shouldTrainALoraAdapterAndPublishItAlone() throws Exception {
+        final HfCheckpoint v0 =
+                HfCheckpoint.fromDirectory(fixture("qwen2-tiny"), 0)
+                        .withLora(LoraConfig.parse("r=4,alpha=8"));
+        final VerifiedArtifact base = artifact(v0.toBytes());
+        final TrainerConfig config =
+                TrainerConfig.defaults("r").with(Map.of("learning.rate", "1e-2"));
+        final byte[] v1;
+        final float[] trained;
+        final float[] original;
+        try (PolicyTrainer trainer = WorldModelPolicyTrainer.factory().create(config, base, base)) {
+            assertThat(trainer.artifactFormat()).isEqualTo(LoraCheckpoint.FORMAT);
+            assertThat(trainer.modelConfig())
+                    .containsEntry("architecture", "Qwen2ForCausalLM")
+                    .containsEntry("lora", "r=4,alpha=8,dropout=0,targets=q+k+v+o+gate+up+down");
+            original = logits(((WorldModelPolicyTrainer) trainer).policy());
+            final List<RewardedGroup> groups =
+                    List.of(
+                            Groups.group("alfworld/e/0", 0, 4, 384),
+                            Groups.group("alfworld/e/1", 0, 4, 384));
+            for (int i = 0; i < 3; i++) {
+                assertThat(Double.isFinite(trainer.step(groups).loss())).isTrue();
+            }
+            v1 = trainer.checkpoint(1);
+            trained = logits(((WorldModelPolicyTrainer) trainer).policy());
+        }
+        assertThat(trained).isNotEqualTo(original);
+        final LoraCheckpoint adapter = LoraCheckpoint.fromBytes(v1);
+        assertThat(adapter.baseSha256()).isEqualTo(base.manifest().getArtifact().getSha256());
+        assertThat(adapter.optimizerState()).isNotEmpty();
+        assertThat(v1.length).isLessThan(v0.toBytes().length / 2);
+
+        final float[] merged;
+        try (NDManager manager = DjlRuntime.newManager();
+                HfModel model = HfModel.open(adapter.mergedInto(v0), manager)) {
+            merged = logits(model.decoder());
+        }
+        for (int i = 0; i < trained.length; i++) {
+            assertThat(merged[i]).isCloseTo(trained[i], offset(1e-4f));
+        }
         try (PolicyTrainer next =
                 WorldModelPolicyTrainer.factory().create(config, base, artifact(v1, 1))) {
             assertThat(logits(((WorldModelPolicyTrainer) next).policy())).containsExactly(trained);

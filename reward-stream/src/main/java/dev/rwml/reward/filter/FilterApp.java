@@ -156,7 +156,7 @@ public final class FilterApp {
         try (ModelChannel channel = channel(config, config.filterRun(), registryConfig);
                 ModelChannelReader reader =
                         new ModelChannelReader(channel, Optional.empty(), ADMIN_TIMEOUT)) {
-            return loader.load(reader.fetch(config.filterVersion()));
+            return loader.load(reader.fetch(config.filterVersion()), reader);
         } catch (ArtifactRejectedException e) {
             throw new IllegalStateException(
                     "the filter model, version "

@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * verified artifact. Used by the trainer at start-up and by {@code rwml models list|export}. Not
  * thread-safe (it owns two consumers); close it when done.
  */
-public final class ModelChannelReader implements AutoCloseable {
+public final class ModelChannelReader implements ArtifactSource, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ModelChannelReader.class);
 
@@ -123,6 +123,7 @@ public final class ModelChannelReader implements AutoCloseable {
      * @throws ArtifactRejectedException when the version does not exist, its chunks are gone or its
      *     bytes do not match the manifest
      */
+    @Override
     public VerifiedArtifact fetch(final long version) throws ArtifactRejectedException {
         final ModelVersion m =
                 manifest(version)

@@ -12,7 +12,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -32,12 +31,22 @@ import org.slf4j.LoggerFactory;
  */
 public final class ModelFollower implements AutoCloseable {
 
+    /** Installs a newer version; runs on the follower's thread, one version at a time. */
+    @FunctionalInterface
+    public interface Listener {
+        /**
+         * Installs {@code artifact}; {@code versions} fetches other versions of the run (an
+         * adapter's base) on this thread. Throwing keeps the previous version.
+         */
+        void install(VerifiedArtifact artifact, ArtifactSource versions);
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(ModelFollower.class);
     private static final Duration WAIT_LOG_EVERY = Duration.ofSeconds(30);
 
     private final ModelChannel channel;
     private final ModelChannelReader reader;
-    private final Consumer<VerifiedArtifact> listener;
+    private final Listener listener;
     private final Duration pollTimeout;
     private final KafkaConsumer<String, byte[]> consumer;
     private final Thread thread;
@@ -51,7 +60,7 @@ public final class ModelFollower implements AutoCloseable {
     private ModelFollower(
             final ModelChannel channel,
             final Optional<ArtifactStore> store,
-            final Consumer<VerifiedArtifact> listener,
+            final Listener listener,
             final Duration pollTimeout) {
         this.channel = Objects.requireNonNull(channel, "channel");
         this.listener = Objects.requireNonNull(listener, "listener");
@@ -73,7 +82,7 @@ public final class ModelFollower implements AutoCloseable {
     public static ModelFollower start(
             final ModelChannel channel,
             final Optional<ArtifactStore> store,
-            final Consumer<VerifiedArtifact> listener,
+            final Listener listener,
             final Duration pollTimeout) {
         final ModelFollower follower = new ModelFollower(channel, store, listener, pollTimeout);
         follower.thread.start();
@@ -203,7 +212,7 @@ public final class ModelFollower implements AutoCloseable {
             return false;
         }
         try {
-            listener.accept(artifact);
+            listener.install(artifact, reader);
         } catch (final RuntimeException e) {
             reject(m, "the listener failed to load it: " + e, e);
             return false;

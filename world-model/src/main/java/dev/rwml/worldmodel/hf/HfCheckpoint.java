@@ -29,12 +29,19 @@ import java.util.zip.ZipInputStream;
  * and, for trained versions, {@code optimizer.safetensors}. Unzipped without the manifest and the
  * optimizer state it is a checkpoint directory Hugging Face loads.
  *
+ * <p>A version 0 initialised for LoRA training names the adapter settings in its manifest; the
+ * trained versions are then {@link LoraCheckpoint}s over it.
+ *
  * @param version model version (0 for the pretrained checkpoint)
  * @param files the checkpoint's files by name
  * @param optimizerState AdamW moments and step; empty for version 0
+ * @param lora the adapters the trainer trains on this checkpoint, or empty for full fine-tuning
  */
 public record HfCheckpoint(
-        long version, Map<String, byte[]> files, Map<String, Tensor> optimizerState) {
+        long version,
+        Map<String, byte[]> files,
+        Map<String, Tensor> optimizerState,
+        Optional<LoraConfig> lora) {
 
     /** Format name written to the manifest and to the model version's artifact. */
     public static final String FORMAT = "rwml-hf-checkpoint-zip/1";
@@ -57,6 +64,7 @@ public record HfCheckpoint(
     public HfCheckpoint {
         files = Collections.unmodifiableMap(new TreeMap<>(files));
         optimizerState = optimizerState == null ? Map.of() : Map.copyOf(optimizerState);
+        lora = lora == null ? Optional.empty() : lora;
         for (final String name : REQUIRED) {
             if (!files.containsKey(name)) {
                 throw new IllegalArgumentException(
@@ -88,7 +96,12 @@ public record HfCheckpoint(
         } catch (final IOException e) {
             throw new UncheckedIOException("cannot read checkpoint directory " + dir, e);
         }
-        return new HfCheckpoint(version, files, Map.of());
+        return new HfCheckpoint(version, files, Map.of(), Optional.empty());
+    }
+
+    /** This checkpoint with LoRA as its training mode (for a version 0). */
+    public HfCheckpoint withLora(final LoraConfig config) {
+        return new HfCheckpoint(version, files, optimizerState, Optional.of(config));
     }
 
     /** Whether artifact bytes are in this format (their manifest says so). */
@@ -129,7 +142,7 @@ public record HfCheckpoint(
         next.put(
                 MappedSafetensors.SINGLE_FILE,
                 SafeTensors.write(weights, Map.of("format", "pt", "version", "" + newVersion)));
-        return new HfCheckpoint(newVersion, next, optimizer);
+        return new HfCheckpoint(newVersion, next, optimizer, Optional.empty());
     }
 
     /** The zip bytes (entries in name order with fixed times, so equal checkpoints hash equal). */
@@ -139,6 +152,7 @@ public record HfCheckpoint(
         manifest.put("format", FORMAT);
         manifest.put("version", version);
         manifest.put("hasOptimizerState", !optimizerState.isEmpty());
+        lora.ifPresent(l -> manifest.put("lora", l.toString()));
         try {
             entries.put(MANIFEST, JSON.writeValueAsBytes(manifest));
         } catch (final IOException e) {
@@ -176,7 +190,10 @@ public record HfCheckpoint(
         return new HfCheckpoint(
                 manifest.path("version").asLong(),
                 entries,
-                optimizer == null ? Map.of() : SafeTensors.read(optimizer).tensors());
+                optimizer == null ? Map.of() : SafeTensors.read(optimizer).tensors(),
+                manifest.hasNonNull("lora")
+                        ? Optional.of(LoraConfig.parse(manifest.get("lora").asText()))
+                        : Optional.empty());
     }
 
     /**

@@ -21,6 +21,7 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,19 +44,50 @@ public final class HfDecoder implements CausalLM {
     private final Map<String, NDArray> params;
     private final NDArray invFreq;
     private final float attentionScale;
+    private final LoraAdapter adapter;
+    private boolean training;
 
     private HfDecoder(
-            final HfConfig config, final NDManager manager, final Map<String, NDArray> params) {
+            final HfConfig config,
+            final NDManager manager,
+            final Map<String, NDArray> params,
+            final NDArray invFreq,
+            final LoraAdapter adapter) {
         this.config = config;
         this.manager = manager;
-        this.params = Collections.unmodifiableMap(params);
+        this.params = params;
+        this.invFreq = invFreq;
         this.attentionScale = (float) (1.0 / Math.sqrt(config.headDim()));
+        this.adapter = adapter;
+    }
+
+    private static HfDecoder owning(
+            final HfConfig config, final NDManager manager, final Map<String, NDArray> params) {
         final int half = config.headDim() / 2;
         final float[] freq = new float[half];
         for (int i = 0; i < half; i++) {
             freq[i] = (float) (1.0 / Math.pow(config.ropeTheta(), 2.0 * i / config.headDim()));
         }
-        this.invFreq = manager.create(freq);
+        return new HfDecoder(
+                config, manager, Collections.unmodifiableMap(params), manager.create(freq), null);
+    }
+
+    /**
+     * This decoder with {@code adapter} added to its projections: a view that shares (and never
+     * frees) these weights, whose parameters are the adapter's alone, so training it leaves the
+     * base frozen; closing it frees the adapter. This decoder, unchanged, is the base with the
+     * adapter off. It must outlive the view.
+     */
+    public HfDecoder withAdapter(final LoraAdapter adapter) {
+        if (this.adapter != null) {
+            throw new IllegalStateException("this decoder is already an adapter view");
+        }
+        return new HfDecoder(config, null, params, invFreq, adapter);
+    }
+
+    /** The adapter of a view, if this is one. */
+    public Optional<LoraAdapter> adapter() {
+        return Optional.ofNullable(adapter);
     }
 
     /** Loads a checkpoint directory: {@code config.json} and its safetensors weights. */
@@ -95,7 +127,7 @@ public final class HfDecoder implements CausalLM {
                 config.architecture().className(),
                 count,
                 (System.nanoTime() - started) / 1_000_000);
-        return new HfDecoder(config, manager, params);
+        return owning(config, manager, params);
     }
 
     /**
@@ -110,13 +142,26 @@ public final class HfDecoder implements CausalLM {
         return config;
     }
 
-    /** Copies every parameter out of the engine, in float32, under its Hugging Face name. */
+    /**
+     * Copies every weight out of the engine, in float32, under its Hugging Face name; an adapter
+     * view gives its base's weights with the adapter merged ({@code W + scaling * B A}).
+     */
     public Map<String, Tensor> toTensors() {
         final Map<String, Tensor> out = new LinkedHashMap<>();
         for (final Map.Entry<String, NDArray> e : params.entrySet()) {
-            out.put(
-                    e.getKey(),
-                    new Tensor(e.getValue().getShape().getShape(), e.getValue().toFloatArray()));
+            final String name = e.getKey();
+            NDArray value = e.getValue();
+            NDArray merged = null;
+            if (adapter != null && name.endsWith(".weight")) {
+                merged = adapter.merged(name.substring(0, name.length() - 7), value);
+            }
+            if (merged != null) {
+                value = merged;
+            }
+            out.put(name, new Tensor(value.getShape().getShape(), value.toFloatArray()));
+            if (merged != null) {
+                merged.close();
+            }
         }
         return out;
     }
@@ -136,16 +181,23 @@ public final class HfDecoder implements CausalLM {
         return config.maxPositions();
     }
 
-    /** Parameters by exact Hugging Face name, in checkpoint order. */
+    /**
+     * Parameters by exact Hugging Face name, in checkpoint order; for an adapter view, the
+     * adapter's by PEFT name (the base is frozen).
+     */
     @Override
     public Map<String, NDArray> parameters() {
-        return params;
+        return adapter == null ? params : adapter.parameters();
     }
 
-    /** Turns gradient recording of every parameter on (training) or off (frozen models). */
+    /**
+     * Turns gradient recording of the parameters on (training) or off (frozen models); a training
+     * adapter view also applies its dropout.
+     */
     @Override
     public void setTrainable(final boolean trainable) {
-        for (final NDArray p : params.values()) {
+        training = trainable;
+        for (final NDArray p : parameters().values()) {
             p.setRequiresGradient(trainable);
         }
     }
@@ -275,10 +327,13 @@ public final class HfDecoder implements CausalLM {
 
     private NDArray linear(final NDArray x, final String name) {
         final NDArray bias = params.get(name + ".bias");
-        return (bias == null
-                        ? Linear.linear(x, p(name + ".weight"))
-                        : Linear.linear(x, p(name + ".weight"), bias))
-                .singletonOrThrow();
+        final NDArray out =
+                (bias == null
+                                ? Linear.linear(x, p(name + ".weight"))
+                                : Linear.linear(x, p(name + ".weight"), bias))
+                        .singletonOrThrow();
+        final NDArray delta = adapter == null ? null : adapter.delta(name, x, training);
+        return delta == null ? out : out.add(delta);
     }
 
     private NDArray p(final String name) {
@@ -343,9 +398,13 @@ public final class HfDecoder implements CausalLM {
         }
     }
 
-    /** Frees the parameters. */
+    /** Frees the parameters (a view frees its adapter only). */
     @Override
     public void close() {
-        manager.close();
+        if (adapter != null) {
+            adapter.close();
+        } else {
+            manager.close();
+        }
     }
 }

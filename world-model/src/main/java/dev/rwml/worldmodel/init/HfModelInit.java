@@ -6,6 +6,7 @@ import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.worldmodel.channel.ModelChannel;
 import dev.rwml.worldmodel.hf.HfCheckpoint;
 import dev.rwml.worldmodel.hf.HfConfig;
+import dev.rwml.worldmodel.hf.LoraConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -13,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,6 +42,8 @@ public final class HfModelInit {
      * @param kafkaConfig {@code bootstrap.servers} and the cluster's security settings
      * @param registryConfig the serdes' registry settings
      * @param checkpointDir the Hugging Face checkpoint directory
+     * @param lora the adapters the trainer trains over this frozen version 0, or empty to train
+     *     every weight
      * @param timeout the longest one read of the cluster may take
      */
     public record Config(
@@ -47,6 +51,7 @@ public final class HfModelInit {
             Map<String, ?> kafkaConfig,
             Map<String, ?> registryConfig,
             Path checkpointDir,
+            Optional<LoraConfig> lora,
             Duration timeout) {
 
         public Config {
@@ -54,14 +59,18 @@ public final class HfModelInit {
             kafkaConfig = Map.copyOf(kafkaConfig);
             registryConfig = Map.copyOf(registryConfig);
             Objects.requireNonNull(checkpointDir, "checkpointDir");
+            Objects.requireNonNull(lora, "lora");
             Objects.requireNonNull(timeout, "timeout");
         }
     }
 
     /** Publishes the checkpoint as version 0 and returns the manifest as sent. */
     public static ModelVersion run(final Config config) {
-        final HfCheckpoint checkpoint = HfCheckpoint.fromDirectory(config.checkpointDir(), 0);
+        final HfCheckpoint read = HfCheckpoint.fromDirectory(config.checkpointDir(), 0);
+        final HfCheckpoint checkpoint = config.lora().map(read::withLora).orElse(read);
         final HfConfig hf = HfConfig.load(config.checkpointDir());
+        final Map<String, String> modelConfig = new LinkedHashMap<>(hf.toManifestMap());
+        config.lora().ifPresent(l -> modelConfig.put("lora", l.toString()));
         final TopicCatalog catalog = TopicCatalog.defaults();
         BaseModelInit.ensureTopics(config.kafkaConfig(), config.run(), catalog);
         try (ModelChannel channel =
@@ -84,7 +93,7 @@ public final class HfModelInit {
                                     TrainingCounters.newBuilder().setSteps(0).setTokens(0).build())
                             .setMetrics(Map.of())
                             .setLineage(List.of())
-                            .setModelConfig(hf.toManifestMap())
+                            .setModelConfig(modelConfig)
                             .setTrainerConfig(trainerConfig(config));
             final ModelVersion sent =
                     BaseModelInit.publish(
@@ -98,6 +107,7 @@ public final class HfModelInit {
         final Map<String, String> m = new LinkedHashMap<>();
         m.put("objective", "init");
         m.put("fromHf", config.checkpointDir().toAbsolutePath().toString());
+        config.lora().ifPresent(l -> m.put("lora", l.toString()));
         return m;
     }
 }

@@ -2,20 +2,31 @@ package dev.rwml.worldmodel.serve;
 
 import ai.djl.ndarray.NDManager;
 import dev.rwml.worldmodel.DjlRuntime;
+import dev.rwml.worldmodel.channel.ArtifactRejectedException;
+import dev.rwml.worldmodel.channel.ArtifactSource;
 import dev.rwml.worldmodel.channel.VerifiedArtifact;
 import dev.rwml.worldmodel.checkpoint.Checkpoint;
 import dev.rwml.worldmodel.hf.HfCheckpoint;
+import dev.rwml.worldmodel.hf.HfDecoder;
 import dev.rwml.worldmodel.hf.HfModel;
+import dev.rwml.worldmodel.hf.LoraAdapter;
+import dev.rwml.worldmodel.hf.LoraCheckpoint;
 import dev.rwml.worldmodel.model.TransformerLM;
 import dev.rwml.worldmodel.prompt.PromptFormat;
 import dev.rwml.worldmodel.tokenizer.WorldModelTokenizer;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Loads world-model versions into DJL on the runtime's device, in either artifact format: the small
- * model's {@link Checkpoint} zip, or a Hugging Face checkpoint ({@link HfCheckpoint}). Each loaded
- * version owns a sub-manager of this loader's base manager.
+ * Loads world-model versions into DJL on the runtime's device, in any artifact format: the small
+ * model's {@link Checkpoint} zip, a Hugging Face checkpoint ({@link HfCheckpoint}), or a LoRA
+ * adapter over one ({@link LoraCheckpoint}). A LoRA run's base is loaded once, when its version 0
+ * or its first adapter arrives, and stays for the loader's life: each adapter version then costs
+ * only its adapter's arrays, and swapping versions never reloads the base. Each loaded version owns
+ * a sub-manager of this loader's base manager.
  */
 public final class CheckpointModelLoader implements ModelLoader {
 
@@ -23,6 +34,7 @@ public final class CheckpointModelLoader implements ModelLoader {
 
     private final PromptFormat format;
     private final NDManager manager;
+    private final Map<String, HfModel> bases = new HashMap<>();
 
     /** A loader building prompts with {@code format}. */
     public CheckpointModelLoader(final PromptFormat format) {
@@ -36,10 +48,19 @@ public final class CheckpointModelLoader implements ModelLoader {
     }
 
     @Override
-    public PredictionModel load(final VerifiedArtifact artifact) {
-        if (HfCheckpoint.FORMAT.equals(artifact.manifest().getArtifact().getFormat())
-                || HfCheckpoint.isFormat(artifact.bytes())) {
-            return fromHf(artifact.version(), HfCheckpoint.fromBytes(artifact.bytes()));
+    public PredictionModel load(final VerifiedArtifact artifact, final ArtifactSource versions) {
+        final String zipFormat = HfCheckpoint.manifestFormat(artifact.bytes()).orElse("");
+        if (LoraCheckpoint.FORMAT.equals(zipFormat)) {
+            return fromLora(
+                    artifact.version(), LoraCheckpoint.fromBytes(artifact.bytes()), versions);
+        }
+        if (HfCheckpoint.FORMAT.equals(zipFormat)) {
+            final HfCheckpoint checkpoint = HfCheckpoint.fromBytes(artifact.bytes());
+            if (checkpoint.lora().isPresent()) {
+                final HfModel base = base(artifact, checkpoint);
+                return predictor(artifact.version(), base, base.decoder(), () -> {});
+            }
+            return fromHf(artifact.version(), checkpoint);
         }
         final Checkpoint checkpoint = Checkpoint.fromBytes(artifact.bytes());
         if (checkpoint.version() != artifact.version()) {
@@ -75,23 +96,105 @@ public final class CheckpointModelLoader implements ModelLoader {
     /** Loads a Hugging Face checkpoint artifact already in memory. */
     public PredictionModel fromHf(final long version, final HfCheckpoint checkpoint) {
         final HfModel model = HfModel.open(checkpoint, manager);
+        logLoaded(version, model, "");
+        return predictor(version, model, model.decoder(), model::close);
+    }
+
+    private PredictionModel fromLora(
+            final long version, final LoraCheckpoint lora, final ArtifactSource versions) {
+        final String sha = lora.baseSha256().toLowerCase(Locale.ROOT);
+        HfModel base = bases.get(sha);
+        if (base == null) {
+            final VerifiedArtifact baseArtifact;
+            try {
+                baseArtifact = versions.fetch(lora.baseVersion());
+            } catch (final ArtifactRejectedException e) {
+                throw new IllegalStateException(
+                        "adapter version "
+                                + version
+                                + " needs its base, version "
+                                + lora.baseVersion()
+                                + ": "
+                                + e.getMessage(),
+                        e);
+            }
+            if (!sha(baseArtifact).equals(sha)) {
+                throw new IllegalStateException(
+                        "adapter version "
+                                + version
+                                + " was trained on a base with SHA-256 "
+                                + sha
+                                + " but version "
+                                + lora.baseVersion()
+                                + " of this run is "
+                                + sha(baseArtifact)
+                                + "; the adapter belongs to another run");
+            }
+            base = base(baseArtifact, HfCheckpoint.fromBytes(baseArtifact.bytes()));
+        }
+        final HfDecoder view =
+                base.decoder()
+                        .withAdapter(
+                                LoraAdapter.fromTensors(
+                                        base.decoder().config(),
+                                        lora.config(),
+                                        lora.weights(),
+                                        manager));
         LOG.info(
-                "Loaded model version {}: {} ({} parameters, context {}, vocabulary {}, {})",
+                "Loaded model version {}: LoRA {} ({} adapter parameters) over base version {}",
+                version,
+                lora.config(),
+                view.adapter().orElseThrow().parameterCount(),
+                lora.baseVersion());
+        return predictor(version, base, view, view::close);
+    }
+
+    /** The base of a LoRA run, loaded on first use and kept. */
+    private HfModel base(final VerifiedArtifact artifact, final HfCheckpoint checkpoint) {
+        final String sha = sha(artifact);
+        HfModel base = bases.get(sha);
+        if (base == null) {
+            base = HfModel.open(checkpoint, manager);
+            logLoaded(artifact.version(), base, ", kept as the base of LoRA " + checkpoint.lora());
+            bases.put(sha, base);
+        }
+        return base;
+    }
+
+    private static String sha(final VerifiedArtifact artifact) {
+        return artifact.manifest().getArtifact().getSha256().toLowerCase(Locale.ROOT);
+    }
+
+    private PredictionModel predictor(
+            final long version,
+            final HfModel model,
+            final HfDecoder decoder,
+            final Runnable close) {
+        return new WorldModelPredictor(
+                version,
+                decoder,
+                model.tokenizer(),
+                (view, max) -> model.prompt(format, view, max),
+                close);
+    }
+
+    private static void logLoaded(final long version, final HfModel model, final String note) {
+        LOG.info(
+                "Loaded model version {}: {} ({} parameters, context {}, vocabulary {}, {}){}",
                 version,
                 model.decoder().config().architecture().className(),
                 model.decoder().config().parameterCount(),
                 model.decoder().maxContext(),
                 model.decoder().vocabSize(),
-                model.chat().isPresent() ? "chat template" : "plain prompts, no chat template");
-        return new WorldModelPredictor(
-                version,
-                model.decoder(),
-                model.tokenizer(),
-                (view, max) -> model.prompt(format, view, max));
+                model.chat().isPresent() ? "chat template" : "plain prompts, no chat template",
+                note);
     }
 
+    /** Frees the LoRA bases and everything loaded through this loader. */
     @Override
     public void close() {
+        bases.values().forEach(HfModel::close);
+        bases.clear();
         manager.close();
     }
 }

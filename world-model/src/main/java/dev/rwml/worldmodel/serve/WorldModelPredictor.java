@@ -31,6 +31,7 @@ public final class WorldModelPredictor implements PredictionModel {
     private final GenerationTokenizer tokenizer;
     private final PromptBuilder prompts;
     private final Generator generator;
+    private final Runnable release;
 
     /** Wraps a small model and its tokenizer with the plain prompt; closing this closes both. */
     public WorldModelPredictor(
@@ -38,20 +39,33 @@ public final class WorldModelPredictor implements PredictionModel {
             final CausalLM model,
             final WorldModelTokenizer tokenizer,
             final PromptFormat format) {
-        this(version, model, tokenizer, (view, max) -> format.build(view, tokenizer, max));
+        this(
+                version,
+                model,
+                tokenizer,
+                (view, max) -> format.build(view, tokenizer, max),
+                () -> {
+                    model.close();
+                    tokenizer.close();
+                });
     }
 
-    /** Wraps any model, its tokenizer and its prompt builder; closing this closes both. */
+    /**
+     * Wraps any model, its tokenizer and its prompt builder; closing this runs {@code release},
+     * which frees what this version owns (an adapter view leaves its shared base alone).
+     */
     public WorldModelPredictor(
             final long version,
             final CausalLM model,
             final GenerationTokenizer tokenizer,
-            final PromptBuilder prompts) {
+            final PromptBuilder prompts,
+            final Runnable release) {
         this.version = version;
         this.model = model;
         this.tokenizer = tokenizer;
         this.prompts = prompts;
         this.generator = new Generator(model, tokenizer);
+        this.release = release;
     }
 
     @Override
@@ -88,7 +102,6 @@ public final class WorldModelPredictor implements PredictionModel {
 
     @Override
     public void close() {
-        model.close();
-        tokenizer.close();
+        release.run();
     }
 }

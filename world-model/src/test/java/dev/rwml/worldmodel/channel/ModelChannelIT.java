@@ -62,7 +62,11 @@ class ModelChannelIT {
     private ModelFollower follow(
             final ModelChannel channel, final Consumer<VerifiedArtifact> onVersion) {
         return closeLater(
-                ModelFollower.start(channel, Optional.empty(), onVersion, Duration.ofMillis(100)));
+                ModelFollower.start(
+                        channel,
+                        Optional.empty(),
+                        (artifact, versions) -> onVersion.accept(artifact),
+                        Duration.ofMillis(100)));
     }
 
     /** A fresh run with its topics, so tests do not see each other's versions. */

@@ -69,8 +69,9 @@ class ModelSwapBenchmark {
                         ModelFollower.start(
                                 channel,
                                 Optional.empty(),
-                                a -> {
-                                    final PredictionModel old = serving.getAndSet(loader.load(a));
+                                (a, versions) -> {
+                                    final PredictionModel old =
+                                            serving.getAndSet(loader.load(a, versions));
                                     installedAt.put(a.manifest().getVersion(), System.nanoTime());
                                     if (old != null) {
                                         old.close();

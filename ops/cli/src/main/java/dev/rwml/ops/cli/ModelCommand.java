@@ -3,6 +3,7 @@ package dev.rwml.ops.cli;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.OffsetRange;
 import dev.rwml.runtime.settings.Connection;
+import dev.rwml.worldmodel.hf.LoraConfig;
 import dev.rwml.worldmodel.init.BaseModelInit;
 import dev.rwml.worldmodel.init.HfModelInit;
 import dev.rwml.worldmodel.init.PretrainingSlice;
@@ -14,6 +15,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -98,6 +100,18 @@ final class ModelCommand implements Runnable {
                                 + " size, steps, transitions and env options do not apply).")
         private Path fromHf;
 
+        @Option(
+                names = "--lora",
+                arity = "0..1",
+                fallbackValue = "",
+                paramLabel = "SPEC",
+                description =
+                        "With --from-hf: train LoRA adapters on the frozen checkpoint instead of"
+                                + " every weight; each version is then its adapter only. SPEC is"
+                                + " r=16,alpha=32,dropout=0,targets=q+k+v+o+gate+up+down (every"
+                                + " key optional; these are the defaults, alpha 2r).")
+        private String lora;
+
         @CommandLine.Mixin private ClusterOptions cluster;
 
         /** What to initialise; every client of init starts from the cluster's connection. */
@@ -119,6 +133,11 @@ final class ModelCommand implements Runnable {
             final PrintWriter out = spec.commandLine().getOut();
             if (fromHf != null) {
                 return fromHf(out);
+            }
+            if (lora != null) {
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "--lora adapts a pretrained checkpoint: use it with --from-hf DIR");
             }
             final BaseModelInit.Config config = config();
             out.printf(
@@ -146,7 +165,12 @@ final class ModelCommand implements Runnable {
 
         private int fromHf(final PrintWriter out) {
             final Connection connection = cluster.connection();
-            out.printf(Locale.ROOT, "rwml model init: run %s from %s%n", run, fromHf);
+            out.printf(
+                    Locale.ROOT,
+                    "rwml model init: run %s from %s%s%n",
+                    run,
+                    fromHf,
+                    lora == null ? "" : ", LoRA " + LoraConfig.parse(lora));
             out.flush();
             final ModelVersion sent =
                     HfModelInit.run(
@@ -155,6 +179,7 @@ final class ModelCommand implements Runnable {
                                     connection.kafkaConfig(Map.of()),
                                     connection.registryConfig(),
                                     fromHf,
+                                    Optional.ofNullable(lora).map(LoraConfig::parse),
                                     Duration.ofSeconds(60)));
             out.printf(
                     Locale.ROOT,

@@ -8,6 +8,7 @@ import dev.rwml.worldmodel.channel.ModelChannel;
 import dev.rwml.worldmodel.channel.ModelChannelReader;
 import dev.rwml.worldmodel.channel.VerifiedArtifact;
 import dev.rwml.worldmodel.hf.HfCheckpoint;
+import dev.rwml.worldmodel.hf.LoraCheckpoint;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -173,7 +174,8 @@ final class ModelsCommand implements Runnable {
                                                                         + target.run
                                                                         + " has no version yet"))
                                 : reader.fetch(version);
-                if (!HfCheckpoint.isFormat(artifact.bytes())) {
+                final boolean adapter = LoraCheckpoint.isFormat(artifact.bytes());
+                if (!adapter && !HfCheckpoint.isFormat(artifact.bytes())) {
                     throw new CommandLine.ParameterException(
                             spec.commandLine(),
                             "version "
@@ -184,15 +186,39 @@ final class ModelsCommand implements Runnable {
                                     + artifact.manifest().getArtifact().getFormat()
                                     + ", not a Hugging Face checkpoint: export it without --hf");
                 }
-                final HfCheckpoint checkpoint = HfCheckpoint.fromBytes(artifact.bytes());
+                final HfCheckpoint checkpoint;
+                if (adapter) {
+                    final LoraCheckpoint lora = LoraCheckpoint.fromBytes(artifact.bytes());
+                    final VerifiedArtifact base = reader.fetch(lora.baseVersion());
+                    if (!base.manifest()
+                            .getArtifact()
+                            .getSha256()
+                            .equalsIgnoreCase(lora.baseSha256())) {
+                        throw new IllegalStateException(
+                                "version "
+                                        + artifact.version()
+                                        + " is an adapter over a base with SHA-256 "
+                                        + lora.baseSha256()
+                                        + ", but version "
+                                        + lora.baseVersion()
+                                        + " of run "
+                                        + target.run
+                                        + " has "
+                                        + base.manifest().getArtifact().getSha256());
+                    }
+                    checkpoint = lora.mergedInto(HfCheckpoint.fromBytes(base.bytes()));
+                } else {
+                    checkpoint = HfCheckpoint.fromBytes(artifact.bytes());
+                }
                 checkpoint.writeTo(hf);
                 spec.commandLine()
                         .getOut()
                         .printf(
                                 Locale.ROOT,
-                                "wrote version %d of run %s as a Hugging Face checkpoint: %s (%s)%n",
+                                "wrote version %d of run %s as a Hugging Face checkpoint%s: %s (%s)%n",
                                 artifact.version(),
                                 target.run,
+                                adapter ? ", its LoRA adapter merged into version 0" : "",
                                 hf,
                                 String.join(", ", checkpoint.files().keySet()));
             }

@@ -312,7 +312,8 @@ public final class DemoRun {
                                     + scores.size()
                                     + " versions.");
                 }
-                final HeldOutEvaluator.Score score = evaluator.evaluate(reader.fetch(version));
+                final HeldOutEvaluator.Score score =
+                        evaluator.evaluate(reader.fetch(version), reader);
                 scores.add(score);
                 say(
                         "  version %d: held-out pass rate %.3f, mean similarity %.3f",

@@ -6,6 +6,7 @@ import dev.rwml.ops.cli.eval.HeldOutSet;
 import dev.rwml.ops.cli.eval.Interval;
 import dev.rwml.ops.cli.eval.Scoring;
 import dev.rwml.ops.cli.eval.TransitionScore;
+import dev.rwml.worldmodel.channel.ArtifactSource;
 import dev.rwml.worldmodel.channel.VerifiedArtifact;
 import dev.rwml.worldmodel.generate.Sample;
 import dev.rwml.worldmodel.prompt.Prompt;
@@ -83,10 +84,10 @@ public final class HeldOutEvaluator {
         this.maxPromptTokens = maxPromptTokens;
     }
 
-    /** Scores one version. */
-    public Score evaluate(final VerifiedArtifact artifact) {
+    /** Scores one version; {@code versions} gives its base when it is a LoRA adapter. */
+    public Score evaluate(final VerifiedArtifact artifact, final ArtifactSource versions) {
         try (CheckpointModelLoader loader = CheckpointModelLoader.standard();
-                PredictionModel model = loader.load(artifact)) {
+                PredictionModel model = loader.load(artifact, versions)) {
             final List<int[]> prompts = new ArrayList<>();
             final List<Transition> scored = new ArrayList<>();
             for (final Transition t : transitions) {

@@ -1,0 +1,143 @@
+package dev.rwml.worldmodel.hf;
+
+import ai.djl.ndarray.NDManager;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.rwml.worldmodel.DjlRuntime;
+import dev.rwml.worldmodel.checkpoint.SafeTensors;
+import dev.rwml.worldmodel.checkpoint.ZipEntries;
+import dev.rwml.worldmodel.model.Tensor;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A model version that is a LoRA adapter over a base version: a zip of {@code manifest.json}
+ * (format, version, the base's version and the SHA-256 of the base's artifact), PEFT's {@code
+ * adapter_config.json} and {@code adapter_model.safetensors}, and {@code optimizer.safetensors}
+ * (the adapter's AdamW moments). A few MB where the full weights would be hundreds: the base
+ * travels once, as version 0.
+ *
+ * @param version model version
+ * @param baseVersion the version whose weights the adapter applies to (0)
+ * @param baseSha256 SHA-256 of that version's artifact, checked before the adapter is applied
+ * @param config rank, alpha, dropout and targets
+ * @param weights the adapter's {@code lora_A} and {@code lora_B} tensors by PEFT name
+ * @param optimizerState AdamW moments and step of the adapter's parameters
+ */
+public record LoraCheckpoint(
+        long version,
+        long baseVersion,
+        String baseSha256,
+        LoraConfig config,
+        Map<String, Tensor> weights,
+        Map<String, Tensor> optimizerState) {
+
+    /** Format name written to the manifest and to the model version's artifact. */
+    public static final String FORMAT = "rwml-hf-lora-zip/1";
+
+    /** PEFT's adapter file names. */
+    public static final String CONFIG_FILE = "adapter_config.json";
+
+    /** PEFT's adapter weights file. */
+    public static final String WEIGHTS_FILE = "adapter_model.safetensors";
+
+    private static final String MANIFEST = "manifest.json";
+    private static final String OPTIMIZER = "optimizer.safetensors";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    public LoraCheckpoint {
+        Objects.requireNonNull(baseSha256, "baseSha256");
+        Objects.requireNonNull(config, "config");
+        weights = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(weights));
+        optimizerState = optimizerState == null ? Map.of() : Map.copyOf(optimizerState);
+    }
+
+    /** Whether artifact bytes are in this format (their manifest says so). */
+    public static boolean isFormat(final byte[] artifact) {
+        return FORMAT.equals(HfCheckpoint.manifestFormat(artifact).orElse(""));
+    }
+
+    /** The zip bytes (entries in a fixed order with fixed times, so equal adapters hash equal). */
+    public byte[] toBytes() {
+        final Map<String, byte[]> entries = new LinkedHashMap<>();
+        final ObjectNode manifest = JSON.createObjectNode();
+        manifest.put("format", FORMAT);
+        manifest.put("version", version);
+        manifest.put("baseVersion", baseVersion);
+        manifest.put("baseSha256", baseSha256);
+        manifest.put("hasOptimizerState", !optimizerState.isEmpty());
+        try {
+            entries.put(MANIFEST, JSON.writeValueAsBytes(manifest));
+            entries.put(
+                    CONFIG_FILE,
+                    JSON.writerWithDefaultPrettyPrinter()
+                            .writeValueAsBytes(config.toAdapterConfig(baseName())));
+        } catch (final IOException e) {
+            throw new UncheckedIOException("cannot write adapter", e);
+        }
+        entries.put(WEIGHTS_FILE, SafeTensors.write(weights, Map.of("format", "pt")));
+        if (!optimizerState.isEmpty()) {
+            entries.put(OPTIMIZER, SafeTensors.write(optimizerState, Map.of()));
+        }
+        return ZipEntries.write(entries);
+    }
+
+    /** Unpacks bytes written by {@link #toBytes()}. */
+    public static LoraCheckpoint fromBytes(final byte[] bytes) {
+        final Map<String, byte[]> entries = ZipEntries.read(bytes);
+        for (final String required : new String[] {MANIFEST, CONFIG_FILE, WEIGHTS_FILE}) {
+            if (!entries.containsKey(required)) {
+                throw new IllegalArgumentException(
+                        "LoRA adapter lacks " + required + "; it holds " + entries.keySet());
+            }
+        }
+        try {
+            final JsonNode manifest = JSON.readTree(entries.get(MANIFEST));
+            if (!FORMAT.equals(manifest.path("format").asText())) {
+                throw new IllegalArgumentException(
+                        "unsupported adapter format '"
+                                + manifest.path("format").asText()
+                                + "', expected "
+                                + FORMAT);
+            }
+            final byte[] optimizer = entries.get(OPTIMIZER);
+            return new LoraCheckpoint(
+                    manifest.path("version").asLong(),
+                    manifest.path("baseVersion").asLong(),
+                    manifest.path("baseSha256").asText(),
+                    LoraConfig.fromAdapterConfig(JSON.readTree(entries.get(CONFIG_FILE))),
+                    SafeTensors.read(entries.get(WEIGHTS_FILE)).tensors(),
+                    optimizer == null ? Map.of() : SafeTensors.read(optimizer).tensors());
+        } catch (final IOException e) {
+            throw new IllegalArgumentException("adapter JSON is unreadable", e);
+        }
+    }
+
+    /**
+     * The full checkpoint of this version: {@code base}'s files with the adapter merged into its
+     * weights ({@code W + alpha / r * B A}, float32), no optimizer state: what {@code rwml models
+     * export --hf} writes, loadable without any adapter support.
+     */
+    public HfCheckpoint mergedInto(final HfCheckpoint base) {
+        try (NDManager manager = DjlRuntime.newManager();
+                HfModel model = HfModel.open(base, manager);
+                HfDecoder view =
+                        model.decoder()
+                                .withAdapter(
+                                        LoraAdapter.fromTensors(
+                                                model.decoder().config(),
+                                                config,
+                                                weights,
+                                                manager))) {
+            return base.withWeights(version, view.toTensors(), Map.of());
+        }
+    }
+
+    private String baseName() {
+        return "rwml:version-" + baseVersion + "@sha256:" + baseSha256;
+    }
+}
