@@ -155,7 +155,10 @@ public final class CheckpointModelLoader implements ModelLoader {
         HfModel base = bases.get(sha);
         if (base == null) {
             base = HfModel.open(checkpoint, manager);
-            logLoaded(artifact.version(), base, ", kept as the base of LoRA " + checkpoint.lora());
+            logLoaded(
+                    artifact.version(),
+                    base,
+                    ", kept as the base of LoRA " + checkpoint.lora().orElseThrow());
             bases.put(sha, base);
         }
         return base;

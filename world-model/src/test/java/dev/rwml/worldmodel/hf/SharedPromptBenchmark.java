@@ -6,7 +6,6 @@ import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.training.GradientCollector;
 import dev.rwml.worldmodel.DjlRuntime;
-import dev.rwml.worldmodel.hf.SafetensorsFiles.Stored;
 import dev.rwml.worldmodel.model.CausalLM;
 import dev.rwml.worldmodel.model.ModelConfig;
 import dev.rwml.worldmodel.model.SequenceBatch;
@@ -18,9 +17,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
@@ -64,7 +61,7 @@ class SharedPromptBenchmark {
             if (Boolean.getBoolean("bench.smollm")) {
                 final Path dir = Files.createTempDirectory("smollm2-shape");
                 try {
-                    final HfConfig config = writeSmolLm2Shape(dir);
+                    final HfConfig config = RandomCheckpoints.smolLm2Shape(dir);
                     try (HfDecoder model = HfDecoder.load(dir, manager)) {
                         lines.add(
                                 run(
@@ -79,12 +76,7 @@ class SharedPromptBenchmark {
                                         tokens -> 2.0 * config.parameterCount() * tokens));
                     }
                 } finally {
-                    try (var files = Files.list(dir)) {
-                        for (final Path f : files.toList()) {
-                            Files.delete(f);
-                        }
-                    }
-                    Files.delete(dir);
+                    RandomCheckpoints.delete(dir);
                 }
             }
         }
@@ -260,33 +252,4 @@ class SharedPromptBenchmark {
     }
 
     /** A random Llama checkpoint of SmolLM2-135M's shape, stored in BF16 like the real one. */
-    private static HfConfig writeSmolLm2Shape(final Path dir) throws IOException {
-        Files.writeString(
-                dir.resolve(HfConfig.FILE),
-                """
-                {"architectures": ["LlamaForCausalLM"], "model_type": "llama",
-                 "hidden_size": 576, "intermediate_size": 1536, "num_hidden_layers": 30,
-                 "num_attention_heads": 9, "num_key_value_heads": 3, "hidden_act": "silu",
-                 "rms_norm_eps": 1e-5, "rope_theta": 100000, "vocab_size": 49152,
-                 "max_position_embeddings": 8192, "tie_word_embeddings": true,
-                 "bos_token_id": 0, "eos_token_id": 0}
-                """);
-        final HfConfig config = HfConfig.load(dir);
-        final SplittableRandom random = new SplittableRandom(5);
-        final Map<String, Stored> tensors = new LinkedHashMap<>();
-        for (final Map.Entry<String, long[]> e : config.tensorShapes().entrySet()) {
-            long n = 1;
-            for (final long d : e.getValue()) {
-                n *= d;
-            }
-            final float[] values = new float[(int) n];
-            final boolean norm = e.getKey().endsWith("norm.weight");
-            for (int i = 0; i < values.length; i++) {
-                values[i] = norm ? 1f : (float) random.nextDouble(-0.04, 0.04);
-            }
-            tensors.put(e.getKey(), new Stored(MappedSafetensors.DType.BF16, e.getValue(), values));
-        }
-        SafetensorsFiles.write(dir.resolve(MappedSafetensors.SINGLE_FILE), tensors);
-        return config;
-    }
 }

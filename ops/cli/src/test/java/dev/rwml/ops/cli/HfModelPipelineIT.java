@@ -21,6 +21,7 @@ import dev.rwml.worldmodel.hf.ChatTemplate;
 import dev.rwml.worldmodel.hf.HfCheckpoint;
 import dev.rwml.worldmodel.hf.HfDecoder;
 import dev.rwml.worldmodel.hf.HfModel;
+import dev.rwml.worldmodel.hf.LoraCheckpoint;
 import dev.rwml.worldmodel.model.SequenceBatch;
 import dev.rwml.worldmodel.prompt.Prompt;
 import dev.rwml.worldmodel.prompt.PromptFormat;
@@ -44,7 +45,9 @@ import org.junit.jupiter.api.Timeout;
  * A user's own Hugging Face checkpoint through the whole pipeline, each command its own process as
  * the README runs them: {@code model init --from-hf DIR} publishes it as version 0, the prediction,
  * reward and trainer stages produce version 1 in the same checkpoint format, and {@code models
- * export --hf} writes version 1 back as a checkpoint directory that loads.
+ * export --hf} writes version 1 back as a checkpoint directory that loads. A second run does the
+ * same with {@code --lora}: version 1 is the adapter alone, the prediction stage applies it to the
+ * base, and the export merges it.
  *
  * <p>The checkpoint is the tiny random Qwen2 of {@code shared/fixtures/hf-tiny} with a ChatML
  * template and a longer {@code max_position_embeddings} (its 128 positions do not hold the paper's
@@ -53,10 +56,11 @@ import org.junit.jupiter.api.Timeout;
  * advantage: the test first teaches it the answer format with a few SFT steps on the transitions'
  * own prompts, as a user brings a model that already answers in it.
  */
-@Timeout(value = 6, unit = TimeUnit.MINUTES)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class HfModelPipelineIT {
 
     private static final String RUN = "hfpipe";
+    private static final String LORA_RUN = "hflora";
     private static final Duration PIPELINE = Duration.ofMinutes(3);
 
     /** Enough for the tiny model to close the tags in most samples at temperature 1. */
@@ -95,39 +99,101 @@ class HfModelPipelineIT {
         final Path checkpoint = rwml.work().resolve("qwen2-tiny-chat");
         prepareCheckpoint(checkpoint, transitions);
 
-        final Child init =
-                rwml.runToEnd("model-init", "model init --run " + RUN + " --from-hf " + checkpoint);
-        assertThat(Files.readString(init.out()))
-                .contains("published version 0 of run " + RUN + ": Qwen2ForCausalLM")
-                .contains(HfCheckpoint.FORMAT);
+        // every weight trained: version 1 is a whole checkpoint
+        final ModelVersion full = versionOne(cluster, RUN, checkpoint, "");
+        assertThat(full.getArtifact().getFormat()).isEqualTo(HfCheckpoint.FORMAT);
+        assertThat(full.getModelConfig()).containsEntry("architecture", "Qwen2ForCausalLM");
+        assertThat(full.getParentVersion()).isEqualTo(0L);
+        final List<PredictionGroup> groups =
+                readCommitted(
+                        cluster.bootstrap(),
+                        TopicCatalog.defaults().run(RUN).predictions().name(),
+                        TopicCatalog.defaults()
+                                .run(RUN)
+                                .predictions()
+                                .valueSerde(registry)
+                                .deserializer());
+        final long parsed =
+                groups.stream()
+                        .flatMap(g -> g.getSamples().stream())
+                        .map(PredictionSample::getPredictedNextState)
+                        .filter(p -> p != null)
+                        .count();
+        final long fullSeconds = (System.nanoTime() - started) / 1_000_000_000L;
+        assertThat(parsed).as("samples that closed </next_state>").isPositive();
+        exportAndReload(RUN);
 
+        // LoRA: version 0 frozen, version 1 is the adapter alone, served over the base
+        final long loraStarted = System.nanoTime();
+        final ModelVersion lora = versionOne(cluster, LORA_RUN, checkpoint, " --lora r=4,alpha=8");
+        assertThat(lora.getArtifact().getFormat()).isEqualTo(LoraCheckpoint.FORMAT);
+        assertThat(lora.getModelConfig())
+                .containsEntry("lora", "r=4,alpha=8,dropout=0,targets=q+k+v+o+gate+up+down");
+        assertThat(lora.getArtifact().getSizeBytes())
+                .as("the adapter, not the weights")
+                .isLessThan(full.getArtifact().getSizeBytes() / 2);
+        exportAndReload(LORA_RUN);
+        Files.writeString(
+                rwml.work().resolve("figures.txt"),
+                String.format(
+                        java.util.Locale.ROOT,
+                        "%d prediction groups, %d of %d samples with a next state, version 1"
+                                + " after %d s (%d bytes); LoRA version 1 after %d s more"
+                                + " (%d bytes)%n",
+                        groups.size(),
+                        parsed,
+                        groups.stream().mapToInt(g -> g.getSamples().size()).sum(),
+                        fullSeconds,
+                        full.getArtifact().getSizeBytes(),
+                        (System.nanoTime() - loraStarted) / 1_000_000_000L,
+                        lora.getArtifact().getSizeBytes()));
+    }
+
+    /**
+     * Publishes the checkpoint as version 0 of {@code run} ({@code model init --from-hf} with
+     * {@code initOptions}), runs the prediction, reward and trainer stages until version 1 is
+     * committed and the prediction stage has loaded it, stops them and returns its manifest.
+     */
+    private ModelVersion versionOne(
+            final RwmlProcesses.Cluster cluster,
+            final String run,
+            final Path checkpoint,
+            final String initOptions)
+            throws Exception {
+        final var registry = EventSerdes.registryConfig(cluster.registry());
+        final Child init =
+                rwml.runToEnd(
+                        run + "-model-init",
+                        "model init --run " + run + " --from-hf " + checkpoint + initOptions);
+        assertThat(Files.readString(init.out()))
+                .contains("published version 0 of run " + run + ": Qwen2ForCausalLM")
+                .contains(HfCheckpoint.FORMAT);
         final Child predict =
                 rwml.start(
-                        "predict",
+                        run + "-predict",
                         "predict --run "
-                                + RUN
+                                + run
                                 + " --set group.size=4 --set sampling.max.new.tokens=160"
                                 + " --set batch.size=4",
                         "--set",
-                        "state.dir=" + rwml.work().resolve("prediction-state"));
+                        "state.dir=" + rwml.work().resolve(run + "-prediction-state"));
         final Child reward =
                 rwml.start(
-                        "reward",
-                        "reward --run " + RUN + " --set reward.spec=TEXT=cosine:0.3",
+                        run + "-reward",
+                        "reward --run " + run + " --set reward.spec=TEXT=cosine:0.3",
                         "--set",
-                        "state.dir=" + rwml.work().resolve("reward-state"));
+                        "state.dir=" + rwml.work().resolve(run + "-reward-state"));
         final Child train =
                 rwml.start(
-                        "train",
+                        run + "-train",
                         "train --run "
-                                + RUN
+                                + run
                                 + " --set groups.per.step=2 --set publish.every.steps=1"
                                 + " --set learning.rate=1e-4");
         final List<Child> stages = List.of(predict, reward, train);
-
-        final RunTopics topics = TopicCatalog.defaults().run(RUN);
+        final RunTopics topics = TopicCatalog.defaults().run(run);
         final ModelVersion[] v1 = new ModelVersion[1];
-        await("version 1 of the Hugging Face run")
+        await("version 1 of run " + run + ", served")
                 .atMost(PIPELINE)
                 .pollInterval(Duration.ofSeconds(3))
                 .untilAsserted(
@@ -145,39 +211,27 @@ class HfModelPipelineIT {
                                             .findFirst()
                                             .orElse(null);
                             assertThat(v1[0]).as("version 1%s", train.tails()).isNotNull();
+                            assertThat(Files.readString(predict.log()))
+                                    .as("the prediction stage's log")
+                                    .contains("loaded version 1 of run " + run);
                         });
-        assertThat(v1[0].getArtifact().getFormat()).isEqualTo(HfCheckpoint.FORMAT);
-        assertThat(v1[0].getModelConfig()).containsEntry("architecture", "Qwen2ForCausalLM");
-        assertThat(v1[0].getParentVersion()).isEqualTo(0L);
+        for (final Child stage : stages) {
+            stage.process().destroy();
+        }
+        for (final Child stage : stages) {
+            stage.process().waitFor(30, TimeUnit.SECONDS);
+        }
+        return v1[0];
+    }
 
-        final List<PredictionGroup> groups =
-                readCommitted(
-                        cluster.bootstrap(),
-                        topics.predictions().name(),
-                        topics.predictions().valueSerde(registry).deserializer());
-        final long parsed =
-                groups.stream()
-                        .flatMap(g -> g.getSamples().stream())
-                        .map(PredictionSample::getPredictedNextState)
-                        .filter(p -> p != null)
-                        .count();
-        Files.writeString(
-                rwml.work().resolve("figures.txt"),
-                String.format(
-                        java.util.Locale.ROOT,
-                        "%d prediction groups, %d of %d samples with a next state, version 1"
-                                + " after %d s%n",
-                        groups.size(),
-                        parsed,
-                        groups.stream().mapToInt(g -> g.getSamples().size()).sum(),
-                        (System.nanoTime() - started) / 1_000_000_000L));
-        assertThat(parsed).as("samples that closed </next_state>").isPositive();
-
-        final Path exported = rwml.work().resolve("exported-v1");
+    /** {@code models export --hf} of version 1 writes a checkpoint directory that loads. */
+    private void exportAndReload(final String run) throws Exception {
+        final Path exported = rwml.work().resolve(run + "-exported-v1");
         final Child export =
                 rwml.runToEnd(
-                        "export", "models export --run " + RUN + " --version 1 --hf " + exported);
-        assertThat(Files.readString(export.out())).contains("wrote version 1 of run " + RUN);
+                        run + "-export",
+                        "models export --run " + run + " --version 1 --hf " + exported);
+        assertThat(Files.readString(export.out())).contains("wrote version 1 of run " + run);
         try (NDManager manager = DjlRuntime.newManager();
                 HfDecoder back = HfDecoder.load(exported, manager)) {
             assertThat(back.config().architecture().className()).isEqualTo("Qwen2ForCausalLM");

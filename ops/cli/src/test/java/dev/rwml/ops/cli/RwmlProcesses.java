@@ -131,7 +131,7 @@ final class RwmlProcesses implements AutoCloseable {
                         work.resolve(name + ".out"),
                         work.resolve(name + ".err"),
                         // Where the command writes its library logs (it says so on stderr).
-                        work.resolve(".rwml/logs/" + command.get(1) + ".log"));
+                        data.resolve("logs").resolve(command.get(1) + ".log"));
         children.add(child);
         return child;
     }
