@@ -13,7 +13,6 @@ import dev.rwml.runtime.start.StartPositions;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
-import dev.rwml.worldmodel.DjlRuntime;
 import dev.rwml.worldmodel.channel.ModelChannel;
 import dev.rwml.worldmodel.channel.ModelChannelReader;
 import dev.rwml.worldmodel.channel.ModelFollower;
@@ -84,7 +83,7 @@ public final class PredictionApp implements RunningStage {
             final ModelLoader loader,
             final Clock clock) {
         this.config = config;
-        DjlRuntime.configureThreads(config.modelThreads(), 1);
+        LOG.info("Prediction stage of run {}: {}", config.run(), config.model().apply());
         final TopicCatalog catalog = TopicCatalog.defaults();
         final RunTopics topics = catalog.run(config.run());
         try (Admin admin = config.connection().admin()) {

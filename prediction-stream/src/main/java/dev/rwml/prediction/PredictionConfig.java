@@ -8,6 +8,7 @@ import dev.rwml.runtime.settings.SettingsDefinition;
 import dev.rwml.runtime.settings.StageConfig;
 import dev.rwml.runtime.start.StartPosition;
 import dev.rwml.schemas.topics.TopicCatalog;
+import dev.rwml.worldmodel.ModelRuntime;
 import dev.rwml.worldmodel.serve.SamplingSettings;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,7 +43,7 @@ public record PredictionConfig(
         int batchSize,
         Duration batchMaxWait,
         int streamThreads,
-        int modelThreads,
+        ModelRuntime model,
         Set<String> envNames,
         Set<String> splits,
         int maxPromptTokens,
@@ -68,7 +69,7 @@ public record PredictionConfig(
                     StageName.PREDICTION, PredictionConfig::define, List.of(STREAMS_PREFIX));
 
     private static void define(final ConfigDef def) {
-        StartPosition.define(StreamsLifecycle.defineStreamThreads(def))
+        ModelRuntime.define(StartPosition.define(StreamsLifecycle.defineStreamThreads(def)))
                 .define(
                         "application.id",
                         Type.STRING,
@@ -133,13 +134,6 @@ public record PredictionConfig(
                         Durations.atLeast(Duration.ofMillis(1)),
                         Importance.LOW,
                         "Flush a partial batch after this long.")
-                .define(
-                        "model.threads",
-                        Type.INT,
-                        1,
-                        Range.between(1, 256),
-                        Importance.MEDIUM,
-                        "PyTorch intra-op threads.")
                 .define(
                         "select.envs",
                         Type.LIST,
@@ -210,7 +204,7 @@ public record PredictionConfig(
                 s.getInt("batch.size"),
                 s.getDuration("batch.max.wait"),
                 s.getInt(StreamsLifecycle.STREAM_THREADS),
-                s.getInt("model.threads"),
+                new ModelRuntime(s.getInt(ModelRuntime.THREADS), s.getString(ModelRuntime.DEVICE)),
                 new LinkedHashSet<>(s.getList("select.envs")),
                 new LinkedHashSet<>(s.getList("select.splits")),
                 s.getInt("prompt.max.tokens"),

@@ -6,7 +6,6 @@ import dev.rwml.runtime.lifecycle.RunningStage;
 import dev.rwml.runtime.lifecycle.StageFailedException;
 import dev.rwml.runtime.lifecycle.StageRunner;
 import dev.rwml.runtime.settings.SettingsDefinition;
-import dev.rwml.worldmodel.DjlRuntime;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import java.nio.file.Path;
@@ -48,7 +47,7 @@ public final class TrainerApp {
             final TrainerConfig config,
             final MeterRegistry meters,
             final PublishListener listener) {
-        DjlRuntime.configureThreads(config.modelThreads(), 1);
+        LOG.info("Trainer of run {}: {}", config.run(), config.model().apply());
         LOG.info(
                 "Trainer of run {} starting ({} on {})",
                 config.run(),

@@ -5,6 +5,7 @@ import dev.rwml.runtime.settings.Durations;
 import dev.rwml.runtime.settings.Settings;
 import dev.rwml.runtime.settings.SettingsDefinition;
 import dev.rwml.runtime.settings.StageConfig;
+import dev.rwml.worldmodel.ModelRuntime;
 import dev.rwml.worldmodel.train.GrpoConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -46,7 +47,7 @@ import org.apache.kafka.common.config.ConfigDef.Type;
  *     every artifact on the chunk topic
  * @param externalArtifactBytes size from which an artifact goes to {@code artifactDir}
  * @param pollTimeout longest wait of one consumer poll
- * @param modelThreads PyTorch intra-op threads
+ * @param model the device and PyTorch threads of the world model
  */
 public record TrainerConfig(
         Settings settings,
@@ -72,7 +73,7 @@ public record TrainerConfig(
         Optional<Path> artifactDir,
         long externalArtifactBytes,
         Duration pollTimeout,
-        int modelThreads)
+        ModelRuntime model)
         implements StageConfig {
 
     /** Every setting of the stage. */
@@ -80,7 +81,8 @@ public record TrainerConfig(
             SettingsDefinition.of(StageName.TRAINER, TrainerConfig::define, List.of());
 
     private static void define(final ConfigDef def) {
-        def.define(
+        ModelRuntime.define(def)
+                .define(
                         "objective",
                         Type.STRING,
                         "grpo",
@@ -242,14 +244,7 @@ public record TrainerConfig(
                         "PT0.2S",
                         Durations.atLeast(Duration.ofMillis(1)),
                         Importance.LOW,
-                        "Longest wait of one consumer poll.")
-                .define(
-                        "model.threads",
-                        Type.INT,
-                        1,
-                        Range.between(1, 256),
-                        Importance.MEDIUM,
-                        "PyTorch intra-op threads.");
+                        "Longest wait of one consumer poll.");
     }
 
     /** The fields of validated settings. */
@@ -290,7 +285,7 @@ public record TrainerConfig(
                 dir.isBlank() ? Optional.empty() : Optional.of(Path.of(dir)),
                 s.getLong("external.artifact.bytes"),
                 s.getDuration("poll.timeout"),
-                s.getInt("model.threads"));
+                new ModelRuntime(s.getInt(ModelRuntime.THREADS), s.getString(ModelRuntime.DEVICE)));
     }
 
     /** Loads from every source in the one precedence; see {@link SettingsDefinition}. */

@@ -20,6 +20,7 @@ public final class DjlRuntime {
     private static final String THREADS = "ai.djl.pytorch.num_threads";
     private static final String INTEROP = "ai.djl.pytorch.num_interop_threads";
     private static volatile boolean engineStarted;
+    private static volatile Device chosen;
 
     private DjlRuntime() {}
 
@@ -49,9 +50,55 @@ public final class DjlRuntime {
         return engine;
     }
 
-    /** The device models run on: the engine's default (GPU 0 when present, else the CPU). */
+    /**
+     * The device models run on: the one {@link #useDevice} chose, else the engine's default (GPU 0
+     * when present, else the CPU).
+     */
     public static Device device() {
-        return engine().defaultDevice();
+        final Device d = chosen;
+        return d != null ? d : engine().defaultDevice();
+    }
+
+    /**
+     * Chooses the device of every manager created from now on ({@code cpu}, {@code gpu} or {@code
+     * auto}) and describes the choice: engine version, device, threads.
+     *
+     * @throws IllegalStateException when {@code gpu} is asked for and PyTorch sees no GPU
+     */
+    static String useDevice(final String choice) {
+        final Engine engine = engine();
+        final int gpus = engine.getGpuCount();
+        final Device device;
+        switch (choice) {
+            case "cpu" -> device = Device.cpu();
+            case "gpu" -> {
+                if (gpus == 0) {
+                    throw new IllegalStateException(
+                            "model.device=gpu, but PyTorch "
+                                    + engine.getVersion()
+                                    + " sees no GPU: the CPU build of libtorch is loaded. Point"
+                                    + " PYTORCH_LIBRARY_PATH at a CUDA build and set"
+                                    + " PYTORCH_FLAVOR and PYTORCH_VERSION (README, 'On a GPU'),"
+                                    + " or run with --device cpu");
+                }
+                device = Device.gpu();
+            }
+            default -> device = gpus > 0 ? Device.gpu() : Device.cpu();
+        }
+        chosen = device;
+        final String line =
+                String.format(
+                        java.util.Locale.ROOT,
+                        "PyTorch %s on %s (model.device=%s, %d GPU(s) visible): %s intra-op"
+                                + " thread(s), %s inter-op, %d cores",
+                        engine.getVersion(),
+                        device,
+                        choice,
+                        gpus,
+                        System.getProperty(THREADS),
+                        System.getProperty(INTEROP),
+                        Runtime.getRuntime().availableProcessors());
+        return line;
     }
 
     /** A new base manager on {@link #device()}; close it to free what it holds. */

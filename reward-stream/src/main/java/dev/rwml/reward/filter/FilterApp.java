@@ -94,6 +94,7 @@ public final class FilterApp {
                                     topics.deadLetters()));
         }
         final Map<String, Object> registryConfig = config.connection().registryConfig();
+        LOG.info("Filter stage of run {}: {}", config.run(), config.model().apply());
         final CheckpointModelLoader loader = CheckpointModelLoader.standard();
         final PredictionModel model;
         try {

@@ -10,6 +10,7 @@ import dev.rwml.runtime.settings.Settings;
 import dev.rwml.runtime.settings.SettingsDefinition;
 import dev.rwml.runtime.settings.StageConfig;
 import dev.rwml.runtime.start.StartPosition;
+import dev.rwml.worldmodel.ModelRuntime;
 import dev.rwml.worldmodel.serve.SamplingSettings;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -36,6 +37,7 @@ import org.apache.kafka.common.config.ConfigDef.Type;
  * @param subsample the data-stage thresholds, tau_easy and the keep probability of easy ones
  * @param maxTextChars transitions with a longer next observation are dead-lettered
  * @param streamThreads Kafka Streams threads
+ * @param model the device and PyTorch threads of the filter model
  * @param stateDir Kafka Streams state directory; blank for its default
  * @param streamsOverrides further Kafka Streams settings (keys prefixed {@code streams.})
  */
@@ -52,6 +54,7 @@ public record FilterConfig(
         SubsamplePolicy subsample,
         int maxTextChars,
         int streamThreads,
+        ModelRuntime model,
         String stateDir,
         Map<String, String> streamsOverrides)
         implements StageConfig {
@@ -67,7 +70,9 @@ public record FilterConfig(
             SettingsDefinition.of(StageName.FILTER, FilterConfig::define, List.of(STREAMS_PREFIX));
 
     private static void define(final ConfigDef def) {
-        ScoringSettings.define(StartPosition.define(StreamsLifecycle.defineStreamThreads(def)))
+        ModelRuntime.define(
+                        ScoringSettings.define(
+                                StartPosition.define(StreamsLifecycle.defineStreamThreads(def))))
                 .define(
                         "filter.run",
                         Type.STRING,
@@ -166,6 +171,7 @@ public record FilterConfig(
                 ScoringSettings.subsample(s),
                 s.getInt("max.text.chars"),
                 s.getInt(StreamsLifecycle.STREAM_THREADS),
+                new ModelRuntime(s.getInt(ModelRuntime.THREADS), s.getString(ModelRuntime.DEVICE)),
                 s.getString("state.dir"),
                 s.under(STREAMS_PREFIX));
     }

@@ -184,7 +184,7 @@ class HfDecoderFixtureTest {
         return out;
     }
 
-    private static int[] ints(final JsonNode array) {
+    static int[] ints(final JsonNode array) {
         final int[] out = new int[array.size()];
         for (int i = 0; i < out.length; i++) {
             out[i] = array.get(i).asInt();
@@ -192,7 +192,7 @@ class HfDecoderFixtureTest {
         return out;
     }
 
-    private static double[][] doubles(final JsonNode rows) {
+    static double[][] doubles(final JsonNode rows) {
         final double[][] out = new double[rows.size()][];
         for (int t = 0; t < out.length; t++) {
             final JsonNode row = rows.get(t);

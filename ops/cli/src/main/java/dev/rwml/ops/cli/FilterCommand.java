@@ -2,8 +2,10 @@ package dev.rwml.ops.cli;
 
 import dev.rwml.reward.filter.FilterApp;
 import dev.rwml.reward.filter.FilterConfig;
+import dev.rwml.worldmodel.ModelRuntime;
 import java.util.function.IntSupplier;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 
 /** {@code rwml filter}: runs the filter stage of a run until Ctrl-C. */
 @Command(
@@ -16,6 +18,8 @@ import picocli.CommandLine.Command;
                         + " --set input=curriculum` reads.")
 final class FilterCommand extends StageCommand {
 
+    @Mixin private DeviceOption device;
+
     FilterCommand() {
         super(FilterConfig.DEFINITION);
     }
@@ -23,7 +27,11 @@ final class FilterCommand extends StageCommand {
     @Override
     protected IntSupplier load() {
         final FilterConfig config =
-                FilterConfig.load(settings.sources(cluster, StageSettings.flags("run", run)));
+                FilterConfig.load(
+                        settings.sources(
+                                cluster,
+                                StageSettings.flags(
+                                        "run", run, ModelRuntime.DEVICE, device.device)));
         return () -> FilterApp.run(config);
     }
 }

@@ -2,8 +2,10 @@ package dev.rwml.ops.cli;
 
 import dev.rwml.prediction.PredictionApp;
 import dev.rwml.prediction.PredictionConfig;
+import dev.rwml.worldmodel.ModelRuntime;
 import java.util.function.IntSupplier;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 
 /** {@code rwml predict}: runs the prediction stage of a run until Ctrl-C. */
 @Command(
@@ -14,6 +16,8 @@ import picocli.CommandLine.Command;
                         + " rwml.<run>.predictions, following the run's model versions.")
 final class PredictCommand extends StageCommand {
 
+    @Mixin private DeviceOption device;
+
     PredictCommand() {
         super(PredictionConfig.DEFINITION);
     }
@@ -21,7 +25,11 @@ final class PredictCommand extends StageCommand {
     @Override
     protected IntSupplier load() {
         final PredictionConfig config =
-                PredictionConfig.load(settings.sources(cluster, StageSettings.flags("run", run)));
+                PredictionConfig.load(
+                        settings.sources(
+                                cluster,
+                                StageSettings.flags(
+                                        "run", run, ModelRuntime.DEVICE, device.device)));
         return () -> PredictionApp.run(config);
     }
 }

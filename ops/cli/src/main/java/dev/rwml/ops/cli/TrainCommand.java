@@ -2,8 +2,10 @@ package dev.rwml.ops.cli;
 
 import dev.rwml.trainer.TrainerApp;
 import dev.rwml.trainer.TrainerConfig;
+import dev.rwml.worldmodel.ModelRuntime;
 import java.util.function.IntSupplier;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code rwml train}: runs the continual trainer of a run until Ctrl-C. */
@@ -15,6 +17,8 @@ import picocli.CommandLine.Option;
                         + " baseline) and publish versions to rwml.<run>.models, exactly once with"
                         + " the consumed offsets.")
 final class TrainCommand extends StageCommand {
+
+    @Mixin private DeviceOption device;
 
     @Option(
             names = "--objective",
@@ -41,7 +45,14 @@ final class TrainCommand extends StageCommand {
                         settings.sources(
                                 cluster,
                                 StageSettings.flags(
-                                        "run", run, "objective", objective, "recipe", recipe)));
+                                        "run",
+                                        run,
+                                        "objective",
+                                        objective,
+                                        "recipe",
+                                        recipe,
+                                        ModelRuntime.DEVICE,
+                                        device.device)));
         return () -> TrainerApp.run(config);
     }
 }

@@ -171,7 +171,7 @@ class HfModelPipelineIT {
         final Child predict =
                 rwml.start(
                         run + "-predict",
-                        "predict --run "
+                        "predict --device cpu --run "
                                 + run
                                 + " --set group.size=4 --set sampling.max.new.tokens=160"
                                 + " --set batch.size=4",
@@ -186,7 +186,7 @@ class HfModelPipelineIT {
         final Child train =
                 rwml.start(
                         run + "-train",
-                        "train --run "
+                        "train --device cpu --run "
                                 + run
                                 + " --set groups.per.step=2 --set publish.every.steps=1"
                                 + " --set learning.rate=1e-4");
@@ -215,6 +215,14 @@ class HfModelPipelineIT {
                                     .as("the prediction stage's log")
                                     .contains("loaded version 1 of run " + run);
                         });
+        // --device reached the stages, which say where their model runs
+        assertThat(Files.readString(predict.log()))
+                .contains(
+                        "Prediction stage of run "
+                                + run
+                                + ": PyTorch 2.7.1 on cpu() (model.device=cpu");
+        assertThat(Files.readString(train.log()))
+                .contains("Trainer of run " + run + ": PyTorch 2.7.1 on cpu() (model.device=cpu");
         for (final Child stage : stages) {
             stage.process().destroy();
         }
