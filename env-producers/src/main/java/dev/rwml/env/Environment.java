@@ -4,6 +4,7 @@ import dev.rwml.events.NextStateKind;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.random.RandomGenerator;
 
 /**
  * One episode of an environment that an agent acts in, one text action at a time.
@@ -26,6 +27,15 @@ public interface Environment {
      * messages) return a representative sample of candidate actions for random agents.
      */
     List<String> admissibleActions();
+
+    /**
+     * An action that is not valid now but reads like one an agent would write when it misreads the
+     * state (ALFWorld: a command of the game's grammar on its own objects and receptacles that gets
+     * {@code Nothing happens.}; tau2: a read whose arguments name nothing, answered {@code Error:
+     * ...}). The paper's trajectories contain such actions, and a world model must learn what they
+     * do. Deterministic for a seeded {@code rng}; changes nothing.
+     */
+    String inadmissibleAction(RandomGenerator rng);
 
     /** The next action of the environment's scripted expert, or empty when it has none. */
     Optional<String> expertAction();

@@ -168,6 +168,11 @@ class EpisodeRunnerTest {
         }
 
         @Override
+        public String inadmissibleAction(final java.util.random.RandomGenerator rng) {
+            return "{\"name\":\"no_such_tool\"}";
+        }
+
+        @Override
         public Optional<String> expertAction() {
             return Optional.empty();
         }

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.random.RandomGenerator;
 
 /**
  * One ALFWorld game being played: a household room in which the agent moves between numbered
@@ -266,6 +267,42 @@ public final class AlfworldEnvironment implements Environment {
         return states.isEmpty()
                 ? "There's nothing special about " + object + "."
                 : "This is a " + String.join(" and ", states) + " " + object + ".";
+    }
+
+    /**
+     * A command of this game's grammar over its own objects and receptacles that is not admissible
+     * now: taking from or moving to a receptacle the agent is not at, opening what is open or
+     * elsewhere, heating with a sink, using what is not a lamp here.
+     */
+    @Override
+    public String inadmissibleAction(final RandomGenerator rng) {
+        final List<String> objects = new ArrayList<>(new TreeSet<>(location.keySet()));
+        if (holding != null && !objects.contains(holding)) {
+            objects.add(holding);
+        }
+        final List<String> places = new ArrayList<>(receptacles.keySet());
+        for (int attempt = 0; attempt < 32; attempt++) {
+            final String o = objects.isEmpty() ? "it" : objects.get(rng.nextInt(objects.size()));
+            final String r = places.get(rng.nextInt(places.size()));
+            final String command =
+                    switch (rng.nextInt(8)) {
+                        case 0, 1 -> "take " + o + " from " + r;
+                        case 2 ->
+                                grammar == Grammar.OLDER
+                                        ? "put " + o + " in/on " + r
+                                        : "move " + o + " to " + r;
+                        case 3 -> "open " + r;
+                        case 4 -> "close " + r;
+                        case 5 -> "heat " + o + " with " + r;
+                        case 6 -> "cool " + o + " with " + r;
+                        default -> "use " + o;
+                    };
+            if (!admissible.contains(command)) {
+                return command;
+            }
+        }
+        // every draw was admissible (a tiny room): going where the agent already is never is
+        return at != null ? "go to " + at : "take it from " + places.get(0);
     }
 
     private List<String> computeAdmissible() {

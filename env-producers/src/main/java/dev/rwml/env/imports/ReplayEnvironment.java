@@ -4,6 +4,7 @@ import dev.rwml.env.Environment;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.random.RandomGenerator;
 
 /**
  * Plays a recorded episode back as an {@link Environment}, so the {@link
@@ -34,6 +35,13 @@ final class ReplayEnvironment implements Environment {
         return next == 0
                 ? episode.initialObservation()
                 : episode.steps().get(next - 1).observation();
+    }
+
+    /** A recorded episode has only the recorded actions. */
+    @Override
+    public String inadmissibleAction(final RandomGenerator rng) {
+        throw new UnsupportedOperationException(
+                "a recorded episode cannot make up actions; it replays the recorded ones");
     }
 
     @Override

@@ -26,6 +26,7 @@ import java.util.OptionalDouble;
  * @param seed the run's seed
  * @param policy the agents' policy
  * @param epsilon the random-action probability of {@link PolicyKind#EPSILON}
+ * @param invalidRate the inadmissible-action probability of {@link PolicyKind#EPSILON}
  * @param historyTurns H, the earlier turns each transition carries
  * @param rate the most transitions per second over all agents, or empty for no limit
  * @param baseTime the event time of the first step of episode 0
@@ -41,6 +42,7 @@ public record ProducerConfig(
         long seed,
         PolicyKind policy,
         double epsilon,
+        double invalidRate,
         int historyTurns,
         OptionalDouble rate,
         Instant baseTime,
@@ -67,6 +69,13 @@ public record ProducerConfig(
         }
         if (!(epsilon >= 0 && epsilon <= 1)) {
             throw new IllegalArgumentException("epsilon must be in [0, 1], got " + epsilon);
+        }
+        if (!(invalidRate >= 0 && epsilon + invalidRate <= 1)) {
+            throw new IllegalArgumentException(
+                    "the invalid-action rate must be >= 0 and at most 1 - epsilon, got "
+                            + invalidRate
+                            + " with epsilon "
+                            + epsilon);
         }
         if (historyTurns < 0) {
             throw new IllegalArgumentException("history must be >= 0 turns, got " + historyTurns);
@@ -108,6 +117,7 @@ public record ProducerConfig(
         private long seed;
         private PolicyKind policy = PolicyKind.EXPERT;
         private double epsilon = 0.1;
+        private double invalidRate = PolicyKind.DEFAULT_INVALID_RATE;
         private int historyTurns = EpisodeRunner.DEFAULT_HISTORY_TURNS;
         private OptionalDouble rate = OptionalDouble.empty();
         private Instant baseTime = DEFAULT_BASE_TIME;
@@ -153,6 +163,11 @@ public record ProducerConfig(
             return this;
         }
 
+        public Builder invalidRate(final double value) {
+            this.invalidRate = value;
+            return this;
+        }
+
         public Builder historyTurns(final int value) {
             this.historyTurns = value;
             return this;
@@ -184,6 +199,7 @@ public record ProducerConfig(
                     seed,
                     policy,
                     epsilon,
+                    invalidRate,
                     historyTurns,
                     rate,
                     baseTime,

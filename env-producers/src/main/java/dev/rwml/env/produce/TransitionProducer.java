@@ -144,7 +144,7 @@ public final class TransitionProducer {
     private void runAgent(
             final int index, final EnvironmentSource source, final TransitionPublisher publisher)
             throws InterruptedException {
-        final Agent agent = config.policy().agent(config.epsilon());
+        final Agent agent = config.policy().agent(config.epsilon(), config.invalidRate());
         final String agentId = "agent-" + index;
         for (int n = index; n < config.episodes() && !stopping.get(); n += config.agents()) {
             final EpisodeRunner runner =

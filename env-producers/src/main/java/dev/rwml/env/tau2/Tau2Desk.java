@@ -1,5 +1,6 @@
 package dev.rwml.env.tau2;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.rwml.env.Environment;
 import dev.rwml.env.StableMaps;
 import dev.rwml.events.NextStateKind;
@@ -9,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
+import java.util.random.RandomGenerator;
 
 /**
  * One tau2-style service-desk conversation: the agent acts by a message to the simulated user or by
@@ -146,6 +148,43 @@ public final class Tau2Desk implements Environment {
             admissible = List.copyOf(actions);
         }
         return admissible;
+    }
+
+    /**
+     * A read the agent could have meant, with each text argument mistyped (a trailing 0), so it
+     * names no record and the desk answers {@code Error: ...}; a call to a tool the domain does not
+     * have when no such read exists.
+     */
+    @Override
+    public String inadmissibleAction(final RandomGenerator rng) {
+        final List<ToolCall> reads = new ArrayList<>();
+        for (final ToolCall call : box.plausibleReads(seen.toString())) {
+            if (call.arguments().size() > 0) {
+                reads.add(call);
+            }
+        }
+        for (int attempt = 0; attempt < 8 && !reads.isEmpty(); attempt++) {
+            final ToolCall read = reads.get(rng.nextInt(reads.size()));
+            final ObjectNode wrong = read.arguments().deepCopy();
+            read.arguments()
+                    .fields()
+                    .forEachRemaining(
+                            e -> {
+                                if (e.getValue().isTextual()) {
+                                    wrong.put(e.getKey(), e.getValue().asText() + "0");
+                                }
+                            });
+            final ToolCall candidate = new ToolCall(read.name(), wrong);
+            if (admissibleActions().contains(candidate.toAction())) {
+                continue;
+            }
+            try {
+                box.call(candidate); // a read: it changes nothing
+            } catch (final ToolError e) {
+                return candidate.toAction();
+            }
+        }
+        return ToolCall.of("get_" + box.domain() + "_everything").toAction();
     }
 
     @Override

@@ -85,7 +85,10 @@ class ProducerBenchmark {
                                                         .run(
                                                                 source,
                                                                 config.policy()
-                                                                        .agent(config.epsilon()),
+                                                                        .agent(
+                                                                                config.epsilon(),
+                                                                                config
+                                                                                        .invalidRate()),
                                                                 "agent-" + agent,
                                                                 config.seed(),
                                                                 n)

@@ -38,7 +38,7 @@ class TransitionProducerIT {
                                     EpisodeClock.forEpisode(config.baseTime(), n))
                             .run(
                                     source,
-                                    config.policy().agent(config.epsilon()),
+                                    config.policy().agent(config.epsilon(), config.invalidRate()),
                                     "agent-" + config.agentOf(n),
                                     config.seed(),
                                     n));

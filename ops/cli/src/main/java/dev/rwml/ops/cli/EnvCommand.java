@@ -146,6 +146,15 @@ final class EnvCommand implements Runnable {
         private double epsilon;
 
         @Option(
+                names = "--invalid-rate",
+                defaultValue = "0.1",
+                description =
+                        "Inadmissible-action probability of --policy epsilon: a command that does"
+                                + " nothing (ALFWorld: Nothing happens.; tau2: an Error: result),"
+                                + " as the paper's trajectories contain (default: ${DEFAULT-VALUE}).")
+        private double invalidRate;
+
+        @Option(
                 names = "--rate",
                 paramLabel = "R",
                 description = "At most R transitions per second over all agents.")
@@ -177,6 +186,7 @@ final class EnvCommand implements Runnable {
                             .seed(seed)
                             .policy(policy)
                             .epsilon(epsilon)
+                            .invalidRate(invalidRate)
                             .historyTurns(common.history)
                             .baseTime(baseTime(baseTime))
                             .progressInterval(common.interval());

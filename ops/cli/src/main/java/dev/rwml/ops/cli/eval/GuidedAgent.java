@@ -30,14 +30,6 @@ import java.util.SplittableRandom;
  */
 public final class GuidedAgent {
 
-    /** Made-up ALFWorld verbs no grammar accepts (the epsilon-expert's invalid actions). */
-    private static final List<String> MADE_UP_VERBS =
-            List.of("grab", "smash", "wash", "throw", "search", "eat", "kick", "unlock", "sit on");
-
-    /** Made-up tau2 tools: a call to one returns {@code Error: ...}. */
-    private static final List<String> MADE_UP_TOOLS =
-            List.of("grab_order", "delete_user", "refund_everything", "search_database");
-
     /** What the agent asks the world model. */
     public interface Foresight {
         /**
@@ -179,7 +171,7 @@ public final class GuidedAgent {
             final double draw = rng.nextDouble();
             final String action;
             if (!last && draw < settings.invalidRate()) {
-                action = inadmissible(env, rng);
+                action = env.inadmissibleAction(rng);
             } else if (draw < settings.invalidRate() + settings.epsilon()
                     || env.expertAction().isEmpty()) {
                 final List<String> admissible = env.admissibleActions();
@@ -190,28 +182,6 @@ public final class GuidedAgent {
             out.add(action);
         }
         return new ArrayList<>(out);
-    }
-
-    /** A made-up ALFWorld command on a real object, or a call to a made-up tau2 tool. */
-    private static String inadmissible(final Environment env, final SplittableRandom rng) {
-        final List<String> admissible = env.admissibleActions();
-        if (!env.name().equals("alfworld")) {
-            return "{\"name\": \""
-                    + MADE_UP_TOOLS.get(rng.nextInt(MADE_UP_TOOLS.size()))
-                    + "\", \"arguments\": {}}";
-        }
-        final String verb = MADE_UP_VERBS.get(rng.nextInt(MADE_UP_VERBS.size()));
-        String object = "it";
-        if (!admissible.isEmpty()) {
-            final String[] words = admissible.get(rng.nextInt(admissible.size())).split(" ");
-            if (words.length >= 3) {
-                object = words[words.length - 2] + " " + words[words.length - 1];
-            } else if (words.length == 2) {
-                object = words[1];
-            }
-        }
-        final String action = verb + " " + object;
-        return admissible.contains(action) ? verb + " everything" : action;
     }
 
     /** The transition the world model is asked about: what the agent sees, and the candidate. */

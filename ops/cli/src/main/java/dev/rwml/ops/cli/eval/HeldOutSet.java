@@ -64,7 +64,12 @@ public record HeldOutSet(String name, List<Transition> transitions) {
         for (int n = 0; out.size() < count; n++) {
             final EnvironmentSource source = sources.get(n % sources.size());
             for (final Transition t :
-                    runner.run(source, PolicyKind.EPSILON.agent(epsilon), AGENT_ID, seed, n)) {
+                    runner.run(
+                            source,
+                            PolicyKind.EPSILON.agent(epsilon, PolicyKind.DEFAULT_INVALID_RATE),
+                            AGENT_ID,
+                            seed,
+                            n)) {
                 if (out.size() < count) {
                     out.add(t);
                 }

@@ -74,14 +74,14 @@ class EvaluationTest {
             slice.addAll(
                     runner.run(
                             EnvKind.ALFWORLD.source("train", Grammar.CURRENT),
-                            PolicyKind.EPSILON.agent(0.3),
+                            PolicyKind.EPSILON.agent(0.3, PolicyKind.DEFAULT_INVALID_RATE),
                             "t",
                             1,
                             n));
             slice.addAll(
                     runner.run(
                             EnvKind.RETAIL.source("train", Grammar.CURRENT),
-                            PolicyKind.EPSILON.agent(0.3),
+                            PolicyKind.EPSILON.agent(0.3, PolicyKind.DEFAULT_INVALID_RATE),
                             "t",
                             1,
                             n));
