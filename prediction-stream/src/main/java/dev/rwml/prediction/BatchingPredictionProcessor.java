@@ -60,6 +60,7 @@ final class BatchingPredictionProcessor
     private final Deserializer<Transition> transitions;
     private final DeadLetterRouter deadLetters;
     private final SamplingSettings sampling;
+    private final long samplingSeed;
 
     private ProcessorContext<byte[], SpecificRecord> context;
     private KeyValueStore<Long, BufferedRecord> buffer;
@@ -80,6 +81,7 @@ final class BatchingPredictionProcessor
         this.transitions = transitions;
         this.deadLetters = deadLetters;
         this.sampling = config.sampling();
+        this.samplingSeed = config.samplingSeed();
     }
 
     @Override
@@ -400,11 +402,12 @@ final class BatchingPredictionProcessor
     }
 
     /**
-     * A seed derived from the batch's transition ids: a batch regenerated after a crash samples the
-     * same completions, and different batches sample independently.
+     * A seed derived from the stage's {@code sampling.seed} and the batch's transition ids: a batch
+     * regenerated after a crash samples the same completions, and different batches sample
+     * independently.
      */
-    private static long seed(final List<Pending> pending) {
-        long seed = 0x2545F4914F6CDD1DL;
+    private long seed(final List<Pending> pending) {
+        long seed = 0x2545F4914F6CDD1DL ^ (samplingSeed * 0x9E3779B97F4A7C15L);
         for (final Pending item : pending) {
             seed = seed * 31 + item.transition.getTransitionId().hashCode();
         }

@@ -30,6 +30,7 @@ import org.apache.kafka.common.config.ConfigException;
  *
  * @param settings the validated settings these fields were read from
  * @param startFrom where a new consumer group starts
+ * @param samplingSeed mixed into every batch's sampling seed
  * @param stopAt per partition of {@code rwml.transitions}, the first offset not predicted
  */
 public record PredictionConfig(
@@ -40,6 +41,7 @@ public record PredictionConfig(
         float temperature,
         float topP,
         int maxNewTokens,
+        long samplingSeed,
         int batchSize,
         Duration batchMaxWait,
         int streamThreads,
@@ -121,6 +123,14 @@ public record PredictionConfig(
                         Importance.MEDIUM,
                         "Longest completion.")
                 .define(
+                        "sampling.seed",
+                        Type.LONG,
+                        0L,
+                        Importance.LOW,
+                        "Mixed into each batch's sampling seed, which otherwise comes from its"
+                                + " transition ids (so a batch regenerated after a crash samples"
+                                + " the same): runs that differ only here sample independently.")
+                .define(
                         "batch.size",
                         Type.INT,
                         8,
@@ -201,6 +211,7 @@ public record PredictionConfig(
                 s.getDouble("sampling.temperature").floatValue(),
                 s.getDouble("sampling.top.p").floatValue(),
                 s.getInt("sampling.max.new.tokens"),
+                s.getLong("sampling.seed"),
                 s.getInt("batch.size"),
                 s.getDuration("batch.max.wait"),
                 s.getInt(StreamsLifecycle.STREAM_THREADS),

@@ -191,6 +191,28 @@ class PredictionTopologyTest {
                 .allSatisfy(s -> assertThat(s.getText()).doesNotContain(MARKER));
     }
 
+    /** The same transitions sample the same unless sampling.seed differs (bench seeds use it). */
+    @Test
+    void shouldSampleAlikeForOneSamplingSeedAndApartForAnother() {
+        final List<List<Integer>> first = sampledTokens("0");
+        assertThat(sampledTokens("0")).isEqualTo(first);
+        assertThat(sampledTokens("5")).isNotEqualTo(first);
+    }
+
+    private List<List<Integer>> sampledTokens(final String samplingSeed) {
+        if (driver != null) {
+            driver.close();
+            slot.close();
+        }
+        start(config(Map.of("group.size", "4", "sampling.seed", samplingSeed)));
+        final List<List<Integer>> tokens = new java.util.ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            pipe(TinyWorldModels.transition("e1", i, "m" + i, i));
+            predictions.readValue().getSamples().forEach(p -> tokens.add(p.getTokenIds()));
+        }
+        return tokens;
+    }
+
     @Test
     void shouldEmitOneGroupOfGSamplesPerTransitionWhenTheBatchFills() {
         start(config(Map.of("batch.size", "3", "group.size", "3")));

@@ -326,6 +326,8 @@ public final class BenchRun {
         prediction.put("sampling.max.new.tokens", Integer.toString(d.maxNewTokens()));
         prediction.put("batch.size", Integer.toString(d.predictionBatch()));
         prediction.put("select.envs", EnvKind.ALFWORLD.id());
+        // the arms of one seed sample alike; other seeds sample independently
+        prediction.put("sampling.seed", Integer.toString(seed));
         final Map<String, String> reward = new LinkedHashMap<>();
         reward.put("subsample.seed", Integer.toString(seed));
         if (!d.rewardSpec().isBlank()) {
