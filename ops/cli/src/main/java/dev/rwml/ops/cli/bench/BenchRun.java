@@ -6,6 +6,7 @@ import dev.rwml.env.produce.PolicyKind;
 import dev.rwml.env.produce.ProducerConfig;
 import dev.rwml.env.produce.ProgressListener;
 import dev.rwml.env.produce.TransitionProducer;
+import dev.rwml.events.ModelVersion;
 import dev.rwml.events.Transition;
 import dev.rwml.ops.cli.demo.DemoSettings;
 import dev.rwml.ops.cli.eval.AgentEvaluation;
@@ -40,6 +41,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -177,7 +180,7 @@ public final class BenchRun {
             final long started = System.nanoTime();
             pretraining(connection);
             base(connection);
-            final List<String> trainedRuns = new ArrayList<>();
+            final Map<Integer, Map<Arm, String>> runs = new TreeMap<>();
             int trained = 0;
             final int total = settings.seeds() * Arm.values().length;
             int step = 0;
@@ -198,16 +201,23 @@ public final class BenchRun {
                         markDone(marker, run);
                         trained++;
                     }
-                    trainedRuns.add(doneValue(marker));
+                    runs.computeIfAbsent(seed, k -> new EnumMap<>(Arm.class))
+                            .put(arm, doneValue(marker));
                 }
             }
-            say("Evaluating the base and %d trained models ...", trainedRuns.size());
-            final EvalReport report = evaluate(connection, trainedRuns);
+            final Map<String, Long> matched = matchedUpdates(connection, runs);
+            final List<String> trainedRuns = new ArrayList<>();
+            runs.values().forEach(byArm -> trainedRuns.addAll(byArm.values()));
+            say(
+                    "Evaluating the base, %d trained models and %d WM-SFT versions at RWML's"
+                            + " number of updates ...",
+                    trainedRuns.size(), matched.size());
+            final EvalReport report = evaluate(connection, trainedRuns, matched);
             final Path reportDir = settings.dir().resolve("report");
             ReportWriter.writeFiles(report, reportDir);
             Files.writeString(
                     reportDir.resolve("bench.md"),
-                    BenchSummary.markdown(report, settings.seeds()),
+                    BenchSummary.markdown(report, settings.seeds(), matchedLabels(matched)),
                     StandardCharsets.UTF_8);
             say(
                     "Bench finished in %.0f s: %s (and bench.md, report.md)",
@@ -364,7 +374,60 @@ public final class BenchRun {
         return run;
     }
 
-    private EvalReport evaluate(final Connection connection, final List<String> runs) {
+    /**
+     * Per seed, the WM-SFT version whose optimizer steps (summed over its lineage) first reach
+     * those of the RWML arm's last version: the two compared after the same number of updates, as
+     * the paper compares changed parameters. WM-SFT trains on every group, GRPO only on those with
+     * an advantage, so on one slice WM-SFT takes more steps.
+     */
+    private Map<String, Long> matchedUpdates(
+            final Connection connection, final Map<Integer, Map<Arm, String>> runs) {
+        final Map<String, Long> matched = new LinkedHashMap<>();
+        runs.forEach(
+                (seed, byArm) -> {
+                    final String sft = byArm.get(Arm.WM_SFT);
+                    final String rwml = byArm.get(Arm.RWML);
+                    if (sft == null || rwml == null) {
+                        return;
+                    }
+                    long rwmlSteps = 0;
+                    for (final ModelVersion m : manifests(connection, rwml)) {
+                        rwmlSteps += m.getCounters().getSteps();
+                    }
+                    final List<ModelVersion> versions = manifests(connection, sft);
+                    long steps = 0;
+                    long version = -1;
+                    for (final ModelVersion m : versions) {
+                        steps += m.getCounters().getSteps();
+                        version = m.getVersion();
+                        if (steps >= rwmlSteps) {
+                            break;
+                        }
+                    }
+                    final boolean last = version == versions.get(versions.size() - 1).getVersion();
+                    say(
+                            "Seed %d: WM-SFT version %d has %d optimizer steps, RWML's last version"
+                                    + " %d%s",
+                            seed,
+                            version,
+                            steps,
+                            rwmlSteps,
+                            last ? " (its last version: nothing more to compare)" : "");
+                    if (!last) {
+                        matched.put(sft, version);
+                    }
+                });
+        return matched;
+    }
+
+    private static Set<String> matchedLabels(final Map<String, Long> matched) {
+        final Set<String> labels = new HashSet<>();
+        matched.forEach((run, version) -> labels.add(run + "@" + version));
+        return labels;
+    }
+
+    private EvalReport evaluate(
+            final Connection connection, final List<String> runs, final Map<String, Long> matched) {
         final EvalSettings eval =
                 new EvalSettings(
                         settings.evalSamples(),
@@ -409,14 +472,18 @@ public final class BenchRun {
         try (ModelCatalog catalog = new ModelCatalog(connection)) {
             catalog.addRun(BASE_RUN, List.of("0"));
             for (final String run : runs) {
-                catalog.addRun(run, List.of("latest"));
+                catalog.addRun(
+                        run,
+                        matched.containsKey(run)
+                                ? List.of(Long.toString(matched.get(run)), "latest")
+                                : List.of("latest"));
             }
             return new Evaluation(sets, texts, run -> specs, scorer, eval, progress, agent)
                     .run(catalog);
         }
     }
 
-    private List<?> manifests(final Connection connection, final String run) {
+    private List<ModelVersion> manifests(final Connection connection, final String run) {
         try (ModelChannel channel =
                         new ModelChannel(
                                 TopicCatalog.defaults().run(run),

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The bench's method x split table: per method (base, WM-SFT, RWML, RWML without subsampling) and
@@ -17,8 +18,17 @@ final class BenchSummary {
 
     private BenchSummary() {}
 
-    /** The method a model label belongs to: {@code bench-rwml-s2@7} -> {@code rwml}. */
-    static String method(final String label) {
+    /** The method of WM-SFT's versions taken at RWML's number of optimizer steps. */
+    static final String MATCHED_SFT = "wm-sft, updates matched to rwml";
+
+    /**
+     * The method a model label belongs to: {@code bench-rwml-s2@7} -> {@code rwml}; a label in
+     * {@code matched} is {@link #MATCHED_SFT}.
+     */
+    static String method(final String label, final Set<String> matched) {
+        if (matched.contains(label)) {
+            return MATCHED_SFT;
+        }
         final String run = label.contains("@") ? label.substring(0, label.indexOf('@')) : label;
         if (run.equals(BenchRun.BASE_RUN)) {
             return "base";
@@ -26,7 +36,7 @@ final class BenchSummary {
         return run.replaceFirst("^bench-", "").replaceFirst("-s\\d+(-r\\d+)?$", "");
     }
 
-    static String markdown(final EvalReport report, final int seeds) {
+    static String markdown(final EvalReport report, final int seeds, final Set<String> matched) {
         final StringBuilder b = new StringBuilder("# rwml bench\n\n");
         b.append(
                 String.format(
@@ -47,7 +57,8 @@ final class BenchSummary {
         report.models()
                 .forEach(
                         m ->
-                                byMethod.computeIfAbsent(method(m.label()), k -> new ArrayList<>())
+                                byMethod.computeIfAbsent(
+                                                method(m.label(), matched), k -> new ArrayList<>())
                                         .add(m));
         byMethod.forEach(
                 (method, models) -> {
