@@ -363,6 +363,7 @@ final class BatchingPredictionProcessor
                                 .setTemperature(sampling.temperature())
                                 .setTopP(sampling.topP())
                                 .setMaxNewTokens(sampling.maxNewTokens())
+                                .setGroupSize(sampling.groupSize())
                                 .build())
                 .setGeneratedAt(Instant.ofEpochMilli(now))
                 .build();

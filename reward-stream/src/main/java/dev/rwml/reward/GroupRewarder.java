@@ -16,6 +16,7 @@ import dev.rwml.reward.score.RewardMethod;
 import dev.rwml.reward.score.RewardSpec;
 import dev.rwml.reward.score.RewardSpecTable;
 import dev.rwml.reward.score.SimilarityScorer;
+import dev.rwml.schemas.rules.GroupSize;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -142,6 +143,11 @@ public final class GroupRewarder {
         if (group.getSamples().isEmpty()) {
             throw new InvalidGroupException(
                     "prediction group " + group.getTransitionId() + " has no samples");
+        }
+        final String size = GroupSize.mismatch(group.getSamples().size(), group.getSampling());
+        if (size != null) {
+            throw new InvalidGroupException(
+                    "prediction group " + group.getTransitionId() + " has " + size);
         }
         checkLength("observed next state", transition.getNextObservation());
         for (final PredictionSample sample : group.getSamples()) {

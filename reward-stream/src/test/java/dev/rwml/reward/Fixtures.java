@@ -67,6 +67,7 @@ public final class Fixtures {
                                 .setTemperature(1f)
                                 .setTopP(1f)
                                 .setMaxNewTokens(64)
+                                .setGroupSize(predicted.length)
                                 .build())
                 .setGeneratedAt(Instant.ofEpochMilli(5))
                 .build();

@@ -203,6 +203,26 @@ class RewardTopologyTest extends RewardTopologyHarness {
         assertThat(rewards.readValuesToList()).hasSize(1);
     }
 
+    /** A group of another size than the G it records would bias its advantages. */
+    @Test
+    void shouldDeadLetterAGroupWithMoreSamplesThanItsG() {
+        start(Set.of());
+        pipeTransition("alfworld/e1/0", at(0));
+        pipeTransition("alfworld/e1/1", at(0));
+        final PredictionGroup repeated = Fixtures.group("alfworld/e1/0", Fixtures.FRIDGE, "x");
+        repeated.getSamples().add(repeated.getSamples().get(0));
+        predictions.pipeInput("alfworld/e1/0", repeated, at(1));
+        predictions.pipeInput(
+                "alfworld/e1/1", Fixtures.group("alfworld/e1/1", Fixtures.FRIDGE, "x"), at(1));
+
+        final List<TestRecord<byte[], DeadLetter>> letters = deadLetters.readRecordsToList();
+        assertThat(letters).hasSize(1);
+        assertThat(letters.get(0).value().getErrorMessage())
+                .contains(
+                        "prediction group alfworld/e1/0 has 3 samples but was sampled with G = 2");
+        assertThat(rewards.readValuesToList()).hasSize(1);
+    }
+
     @Test
     void shouldIgnoreTransitionsOfEnvironmentsTheRunDoesNotUse() {
         start(Set.of("alfworld"));

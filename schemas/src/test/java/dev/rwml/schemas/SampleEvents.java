@@ -77,7 +77,7 @@ public final class SampleEvents {
                                         List.of(4, 5),
                                         List.of(-0.5f, -1.25f)),
                                 new PredictionSample("garbled", null, List.of(6), List.of(-3f))))
-                .setSampling(new Sampling(1.0f, 0.95f, 128))
+                .setSampling(new Sampling(1.0f, 0.95f, 128, 2))
                 .setGeneratedAt(NOW)
                 .build();
     }
@@ -106,7 +106,7 @@ public final class SampleEvents {
                 .setKept(true)
                 .setKeepReason("informative")
                 .setRewardSpec(new RewardSpecRef("embedding-cosine", "all-minilm-l6-v2", 0.8))
-                .setSampling(new Sampling(1.0f, 0.95f, 128))
+                .setSampling(new Sampling(1.0f, 0.95f, 128, 1))
                 .setGeneratedAt(NOW)
                 .setRewardedAt(NOW)
                 .build();

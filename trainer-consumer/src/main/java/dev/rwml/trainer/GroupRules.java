@@ -2,6 +2,7 @@ package dev.rwml.trainer;
 
 import dev.rwml.events.RewardedGroup;
 import dev.rwml.events.RewardedSample;
+import dev.rwml.schemas.rules.GroupSize;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
@@ -27,6 +28,10 @@ final class GroupRules {
         }
         if (group.getSamples().isEmpty()) {
             return "rewarded group " + id + " has no samples";
+        }
+        final String size = GroupSize.mismatch(group.getSamples().size(), group.getSampling());
+        if (size != null) {
+            return "rewarded group " + id + " has " + size;
         }
         for (int s = 0; s < group.getSamples().size(); s++) {
             final RewardedSample sample = group.getSamples().get(s);

@@ -72,6 +72,7 @@ final class Groups {
                                 .setTemperature(1.0f)
                                 .setTopP(1.0f)
                                 .setMaxNewTokens(16)
+                                .setGroupSize(samples)
                                 .build())
                 .setGeneratedAt(Instant.ofEpochMilli(1_700_000_000_000L))
                 .setRewardedAt(Instant.ofEpochMilli(1_700_000_000_100L))

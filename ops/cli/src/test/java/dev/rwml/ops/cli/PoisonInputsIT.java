@@ -369,6 +369,10 @@ class PoisonInputsIT {
                 DEAD + "negative staleness",
                 List.of(Column.TRAINER));
         expect(
+                "group size other than G",
+                DEAD + "has 3 samples but was sampled with G = 2",
+                List.of(Column.REWARD_PREDICTIONS, Column.TRAINER));
+        expect(
                 "token ids outside the vocabulary",
                 DEAD + "outside the vocabulary",
                 List.of(Column.TRAINER));
