@@ -5,6 +5,7 @@ import dev.rwml.events.PredictionSample;
 import dev.rwml.events.Sampling;
 import dev.rwml.events.Transition;
 import dev.rwml.runtime.errors.ErrorPolicy;
+import dev.rwml.runtime.streams.UniqueTransitions;
 import dev.rwml.worldmodel.generate.Sample;
 import dev.rwml.worldmodel.prompt.Prompt;
 import dev.rwml.worldmodel.serve.PredictionModel;
@@ -60,6 +61,7 @@ final class BatchingPredictionProcessor
     private final Deserializer<Transition> transitions;
     private final DeadLetterRouter deadLetters;
     private final SamplingSettings sampling;
+    private KeyValueStore<String, String> seen;
     private final long samplingSeed;
 
     private ProcessorContext<byte[], SpecificRecord> context;
@@ -88,6 +90,7 @@ final class BatchingPredictionProcessor
     public void init(final ProcessorContext<byte[], SpecificRecord> context) {
         this.context = context;
         this.buffer = context.getStateStore(storeName);
+        this.seen = context.getStateStore(UniqueTransitions.STORE);
         // Counted, not approximateNumEntries(): RocksDB only estimates it, and a restored buffer
         // counted as empty would never be flushed by the wall-clock punctuation.
         this.buffered = count(buffer);
@@ -144,6 +147,12 @@ final class BatchingPredictionProcessor
         if (!config.splits().isEmpty()
                 && !config.splits().contains(transition.getEnv().getSplit())) {
             metrics.skipped("split");
+            return;
+        }
+        final String duplicate =
+                UniqueTransitions.duplicateReason(seen, transition.getTransitionId(), meta);
+        if (duplicate != null) {
+            deadLetter(incoming, "duplicate", new RejectedTransitionException(duplicate));
             return;
         }
         if (buffered == 0) {

@@ -3,6 +3,7 @@ package dev.rwml.prediction;
 import dev.rwml.events.DeadLetter;
 import dev.rwml.events.PredictionGroup;
 import dev.rwml.events.Transition;
+import dev.rwml.runtime.streams.UniqueTransitions;
 import dev.rwml.schemas.topics.RunTopics;
 import java.time.Clock;
 import java.util.Map;
@@ -25,7 +26,8 @@ import org.apache.kafka.streams.state.Stores;
  * rwml.transitions            key: transitionId (UTF-8 bytes), value: Transition (read as bytes,
  *       |                     decoded in the processor so bad bytes can be dead-lettered)
  *       v
- * batch-predict               selection, validation, prompt fitting; buffered in
+ * batch-predict               selection, validation, duplicate ids (seen-transition-ids), prompt
+ *       |                     fitting; buffered in
  *       |                     prediction-batch-buffer (RocksDB, changelogged); G samples per
  *       |                     transition generated in batches
  *       +--> rwml.&lt;run&gt;.predictions   key: transitionId (the same bytes), value: PredictionGroup
@@ -94,6 +96,7 @@ public final class PredictionTopology {
                                 config, BUFFER_STORE, slot, metrics, wiring.transitions(), router),
                 SOURCE);
         topology.addStateStore(buffer, PROCESSOR);
+        topology.addStateStore(UniqueTransitions.store(), PROCESSOR);
         topology.addSink(
                 BatchingPredictionProcessor.PREDICTIONS_SINK,
                 wiring.topics().predictions().name(),

@@ -286,6 +286,25 @@ class PredictionTopologyTest {
                 .isEqualTo(1);
     }
 
+    /** A second record with an id already predicted would be rewarded twice downstream. */
+    @Test
+    void shouldDeadLetterASecondTransitionWithTheSameId() {
+        start(config(Map.of()));
+
+        pipe(TinyWorldModels.transition("e1", 0, "a", 0));
+        pipe(TinyWorldModels.transition("e1", 0, "a", 0));
+        pipe(TinyWorldModels.transition("e1", 1, "b", 1));
+
+        assertThat(predictions.readKeyValuesToList())
+                .extracting(kv -> kv.key)
+                .containsExactly("alfworld/e1/0", "alfworld/e1/1");
+        assertThat(deadLetters.readValue().getErrorMessage())
+                .contains(
+                        "duplicate transition id alfworld/e1/0: first read at partition 0 offset 0,"
+                                + " again at partition 0 offset 1");
+        assertThat(deadLetters.isEmpty()).isTrue();
+    }
+
     @Test
     void shouldDeadLetterATransitionWhoseKeyIsNotItsId() {
         start(config(Map.of()));

@@ -11,6 +11,7 @@ import dev.rwml.reward.streams.JoinResult;
 import dev.rwml.reward.streams.LatenessCheck;
 import dev.rwml.reward.streams.Timed;
 import dev.rwml.reward.streams.ToDeadLetter;
+import dev.rwml.runtime.streams.UniqueTransitions;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicCatalog;
 import java.time.Clock;
@@ -117,6 +118,7 @@ public final class RewardTopology {
                                     return used;
                                 },
                                 Named.as("transitions-env-filter"))
+                        .processValues(UniqueTransitions.check(), Named.as("transitions-unique"))
                         .processValues(
                                 () ->
                                         new LatenessCheck<Transition>(

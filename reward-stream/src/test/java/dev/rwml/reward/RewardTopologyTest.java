@@ -203,6 +203,23 @@ class RewardTopologyTest extends RewardTopologyHarness {
         assertThat(rewards.readValuesToList()).hasSize(1);
     }
 
+    /** The join would pair the group with both records: the second is refused instead. */
+    @Test
+    void shouldRewardAGroupOnceWhenItsTransitionIdCameTwice() {
+        start(Set.of());
+        pipeTransition("alfworld/e1/0", at(0));
+        pipeTransition("alfworld/e1/0", at(1));
+        predictions.pipeInput(
+                "alfworld/e1/0", Fixtures.group("alfworld/e1/0", Fixtures.FRIDGE, "x"), at(2));
+
+        assertThat(rewards.readValuesToList()).hasSize(1);
+        final List<TestRecord<byte[], DeadLetter>> letters = deadLetters.readRecordsToList();
+        assertThat(letters).hasSize(1);
+        assertThat(letters.get(0).value().getErrorMessage())
+                .contains("duplicate transition id alfworld/e1/0: first read at partition 0");
+        assertThat(letters.get(0).value().getSourceTopic()).isEqualTo("rwml.transitions");
+    }
+
     /** A group of another size than the G it records would bias its advantages. */
     @Test
     void shouldDeadLetterAGroupWithMoreSamplesThanItsG() {

@@ -3,6 +3,7 @@ package dev.rwml.reward.filter;
 import dev.rwml.events.Transition;
 import dev.rwml.events.TransitionDifficulty;
 import dev.rwml.reward.streams.InputSizeLimit;
+import dev.rwml.runtime.streams.UniqueTransitions;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicCatalog;
 import java.time.Duration;
@@ -71,6 +72,7 @@ public final class FilterTopology {
                                         transition == null
                                                 || config.usesEnv(transition.getEnv().getName()),
                                 Named.as("transitions-env-filter"))
+                        .processValues(UniqueTransitions.check(), Named.as("transitions-unique"))
                         .mapValues(
                                 (id, transition) -> {
                                     final long start = System.nanoTime();

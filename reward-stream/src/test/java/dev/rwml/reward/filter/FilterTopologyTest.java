@@ -129,4 +129,19 @@ class FilterTopologyTest {
                                 StandardCharsets.UTF_8))
                 .isEqualTo(DeadLetters.PROCESSING);
     }
+
+    @Test
+    void shouldJudgeATransitionIdOnceAndDeadLetterItsSecondRecord() {
+        pipe("alfworld/informative/0", "alfworld/informative/0", "alfworld");
+        pipe("alfworld/informative/0", "alfworld/informative/0", "alfworld");
+
+        assertThat(verdicts.readKeyValuesToList()).hasSize(1);
+        assertThat(curriculum.readRecordsToList()).hasSize(1);
+        final List<TestRecord<byte[], DeadLetter>> letters = deadLetters.readRecordsToList();
+        assertThat(letters).hasSize(1);
+        assertThat(letters.get(0).value().getErrorMessage())
+                .contains(
+                        "duplicate transition id alfworld/informative/0: first read at partition 0"
+                                + " offset 0, again at partition 0 offset 1");
+    }
 }

@@ -368,6 +368,12 @@ class PoisonInputsIT {
                 "model version newer than any published",
                 DEAD + "negative staleness",
                 List.of(Column.TRAINER));
+        // the first record is taken, the second refused; prediction and rewarded groups with
+        // one id may repeat (a replay epoch predicts a transition again)
+        expect(
+                "duplicate transition id",
+                "^accepted: .* ; dead letter: .*duplicate transition id .*: first read at",
+                List.of(Column.FILTER, Column.PREDICTION, Column.REWARD_TRANSITIONS));
         expect(
                 "group size other than G",
                 DEAD + "has 3 samples but was sampled with G = 2",
