@@ -375,10 +375,10 @@ public final class BenchRun {
     }
 
     /**
-     * Per seed, the WM-SFT version whose optimizer steps (summed over its lineage) first reach
-     * those of the RWML arm's last version: the two compared after the same number of updates, as
-     * the paper compares changed parameters. WM-SFT trains on every group, GRPO only on those with
-     * an advantage, so on one slice WM-SFT takes more steps.
+     * Per seed, the WM-SFT version whose optimizer steps (summed over its versions after 0) first
+     * reach those of the RWML arm's last version: the two compared after the same number of
+     * updates, as the paper compares changed parameters. WM-SFT trains on every group, GRPO only on
+     * those with an advantage, so on one slice WM-SFT takes more steps.
      */
     private Map<String, Long> matchedUpdates(
             final Connection connection, final Map<Integer, Map<Arm, String>> runs) {
@@ -390,15 +390,16 @@ public final class BenchRun {
                     if (sft == null || rwml == null) {
                         return;
                     }
+                    // version 0 is the copied base; its counters are the base's SFT
                     long rwmlSteps = 0;
                     for (final ModelVersion m : manifests(connection, rwml)) {
-                        rwmlSteps += m.getCounters().getSteps();
+                        rwmlSteps += m.getVersion() == 0 ? 0 : m.getCounters().getSteps();
                     }
                     final List<ModelVersion> versions = manifests(connection, sft);
                     long steps = 0;
                     long version = -1;
                     for (final ModelVersion m : versions) {
-                        steps += m.getCounters().getSteps();
+                        steps += m.getVersion() == 0 ? 0 : m.getCounters().getSteps();
                         version = m.getVersion();
                         if (steps >= rwmlSteps) {
                             break;
