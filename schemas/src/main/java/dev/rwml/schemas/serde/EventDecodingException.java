@@ -20,7 +20,9 @@ public final class EventDecodingException extends SerializationException {
         /** The writer's schema cannot be read as the expected event type. */
         INCOMPATIBLE_SCHEMA,
         /** The Avro data does not match its writer schema. */
-        UNDECODABLE_PAYLOAD
+        UNDECODABLE_PAYLOAD,
+        /** A string in the Avro data is not valid UTF-8. */
+        INVALID_UTF8
     }
 
     private final Reason reason;

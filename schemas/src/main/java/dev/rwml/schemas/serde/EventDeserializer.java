@@ -34,24 +34,48 @@ public final class EventDeserializer<T extends SpecificRecord> implements Deseri
 
     private final Class<T> type;
     private final SpecificData model;
+    private final SpecificData strictModel;
     private final Schema readerSchema;
     private final SchemaRegistryClient registry;
-    private final Map<Integer, SpecificDatumReader<T>> readersById = new ConcurrentHashMap<>();
+    private final Map<Integer, Readers<T>> readersById = new ConcurrentHashMap<>();
+
+    /** Avro's fast reader, and the strict one that refuses a string that is not UTF-8. */
+    private record Readers<T>(SpecificDatumReader<T> fast, SpecificDatumReader<T> strict) {}
 
     public EventDeserializer(final Class<T> type, final SchemaRegistryClient registry) {
         this.type = type;
         this.model = SpecificData.getForClass(type);
+        // The generated classes' custom coders and Avro's fast reader decode strings leniently
+        // (a bad byte sequence becomes U+FFFD) without asking the reader; a model without either
+        // reads every string through StrictUtf8Reader, with the class's logical-type conversions.
+        this.strictModel = new SpecificData(type.getClassLoader());
+        model.getConversions().forEach(strictModel::addLogicalTypeConversion);
+        strictModel.setCustomCoders(false);
+        strictModel.setFastReaderEnabled(false);
         this.readerSchema = model.getSchema(type);
         this.registry = registry;
     }
 
+    /**
+     * Decodes with Avro's fast reader; only an event with a U+FFFD in a string (rare in real text)
+     * is decoded again strictly, which tells a replacement Avro made from one that was written.
+     */
     @Override
     public T deserialize(final String topic, final byte[] data) {
         if (data == null) {
             return null;
         }
         final int id = WireFormat.schemaId(topic, data);
-        final SpecificDatumReader<T> reader = readerFor(topic, id);
+        final Readers<T> readers = readerFor(topic, id);
+        final T event = decode(topic, id, readers.fast(), data);
+        return Replacements.present(event) ? decode(topic, id, readers.strict(), data) : event;
+    }
+
+    private T decode(
+            final String topic,
+            final int id,
+            final SpecificDatumReader<T> reader,
+            final byte[] data) {
         final BinaryDecoder decoder =
                 DecoderFactory.get()
                         .binaryDecoder(
@@ -62,6 +86,12 @@ public final class EventDeserializer<T extends SpecificRecord> implements Deseri
         final T event;
         try {
             event = reader.read(null, decoder);
+        } catch (StrictUtf8Reader.InvalidUtf8Exception e) {
+            throw new EventDecodingException(
+                    EventDecodingException.Reason.INVALID_UTF8,
+                    topic,
+                    "the Avro data of schema id " + id + " holds " + e.getMessage(),
+                    e);
         } catch (EOFException e) {
             throw new EventDecodingException(
                     EventDecodingException.Reason.TRUNCATED,
@@ -93,8 +123,8 @@ public final class EventDeserializer<T extends SpecificRecord> implements Deseri
         return event;
     }
 
-    private SpecificDatumReader<T> readerFor(final String topic, final int id) {
-        final SpecificDatumReader<T> known = readersById.get(id);
+    private Readers<T> readerFor(final String topic, final int id) {
+        final Readers<T> known = readersById.get(id);
         if (known != null) {
             return known;
         }
@@ -120,10 +150,12 @@ public final class EventDeserializer<T extends SpecificRecord> implements Deseri
                             + ": "
                             + compatibility.getDescription());
         }
-        final SpecificDatumReader<T> reader =
-                new SpecificDatumReader<>(writerSchema, readerSchema, model);
-        readersById.put(id, reader);
-        return reader;
+        final Readers<T> readers =
+                new Readers<>(
+                        new SpecificDatumReader<>(writerSchema, readerSchema, model),
+                        new StrictUtf8Reader<>(writerSchema, readerSchema, strictModel));
+        readersById.put(id, readers);
+        return readers;
     }
 
     /** The event class this deserializer reads. */

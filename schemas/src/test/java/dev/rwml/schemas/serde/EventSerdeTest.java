@@ -168,6 +168,43 @@ class EventSerdeTest {
                 EventDecodingException.Reason.UNDECODABLE_PAYLOAD);
     }
 
+    /** Avro alone would decode the bytes with U+FFFD in place of the broken sequence. */
+    @Test
+    void shouldRejectAStringThatIsNotUtf8() {
+        final Transition t = SampleEvents.transition(2, 50);
+        t.setObservation("MARK-abc");
+        final byte[] bytes =
+                EventSerdes.forValue(Transition.class, config).serializer().serialize(TOPIC, t);
+        final byte[] marker = "MARK-abc".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        int at = -1;
+        for (int i = 0; i + marker.length <= bytes.length && at < 0; i++) {
+            if (Arrays.equals(Arrays.copyOfRange(bytes, i, i + marker.length), marker)) {
+                at = i;
+            }
+        }
+        assertThat(at).isNotNegative();
+        bytes[at + 5] = (byte) 0xC3; // a lead byte followed by an ASCII byte: not UTF-8
+        assertDecodingFails(bytes, EventDecodingException.Reason.INVALID_UTF8);
+        assertThatThrownBy(
+                        () ->
+                                EventSerdes.forValue(Transition.class, config)
+                                        .deserializer()
+                                        .deserialize(TOPIC, bytes))
+                .hasMessageContaining("a string of 8 bytes that is not valid UTF-8");
+        // a valid multi-byte text still reads back as it was written
+        t.setObservation("Vous êtes dans une pièce — 部屋");
+        assertThat(
+                        EventSerdes.forValue(Transition.class, config)
+                                .deserializer()
+                                .deserialize(
+                                        TOPIC,
+                                        EventSerdes.forValue(Transition.class, config)
+                                                .serializer()
+                                                .serialize(TOPIC, t))
+                                .getObservation())
+                .isEqualTo("Vous êtes dans une pièce — 部屋");
+    }
+
     @Test
     void shouldRejectSchemaOfAnotherRecordTypeAsIncompatible() {
         final int id =

@@ -319,6 +319,7 @@ class PoisonInputsIT {
         expect("unknown schema id", DEAD + "UNKNOWN_SCHEMA_ID", ALL);
         expect("schema id of another event type", DEAD + "INCOMPATIBLE_SCHEMA", ALL);
         expect("truncated Avro", DEAD + "TRUNCATED", ALL);
+        expect("invalid UTF-8", DEAD + "INVALID_UTF8.*not valid UTF-8", ALL);
         expect("null key", DEAD + "no key", ALL);
         expect(
                 "null value",
