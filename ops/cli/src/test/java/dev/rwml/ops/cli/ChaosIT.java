@@ -50,6 +50,9 @@ import org.junit.jupiter.api.Timeout;
  * (this data has no bad record, so any letter would be an outage dead-lettered or a crash's
  * debris).
  *
+ * <p>A second test runs two instances each of the prediction and reward stages: one of each dies,
+ * the other takes its partitions, and the same checks hold.
+ *
  * <p>The short form (one kill of each stage, one cluster restart) runs in the test command. The
  * long form: {@code mvn -B -o -pl ops/cli verify -Dtest=NONE
  * -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=ChaosIT -Drwml.chaos.kills=5
@@ -77,6 +80,7 @@ class ChaosIT {
     private String bootstrap;
     private String registry;
     private int bursts;
+    private Set<String> pretraining;
 
     /** One injected fault and how long the pipeline took to catch up after it. */
     private record Fault(String kind, Duration pause, Duration recovery) {}
@@ -94,20 +98,10 @@ class ChaosIT {
     @Test
     void shouldLoseNothingAndDuplicateNothingWhenProcessesDieAndTheClusterRestarts()
             throws Exception {
-        RwmlProcesses.Cluster cluster = rwml.up("--run " + RUN);
-        bootstrap = cluster.bootstrap();
-        registry = cluster.registry();
-        rwml.runToEnd("env-pretrain", "env run --env alfworld --agents 2 --episodes 30 --seed 1");
-        rwml.runToEnd("model-init", "model init --run " + RUN + " --size tiny --steps 150");
-        final Set<String> pretraining = ids(transitions(), Transition::getTransitionId);
-
-        for (final String stage : List.of("predict", "reward", "train")) {
-            start(stage);
-        }
-        burst();
+        final RwmlProcesses.Cluster cluster = startPipeline(1);
         final List<String> schedule = new ArrayList<>();
         for (int i = 0; i < KILLS; i++) {
-            schedule.addAll(List.of("predict", "reward", "train"));
+            schedule.addAll(List.of("predict-1", "reward-1", "train-1"));
         }
         for (int i = 0; i < RESTARTS; i++) {
             schedule.add("cluster");
@@ -116,9 +110,7 @@ class ChaosIT {
 
         final List<Fault> faults = new ArrayList<>();
         for (final String target : schedule) {
-            // A random point: some way into processing the burst just produced.
-            final Duration into = Duration.ofMillis(500 + random.nextInt(6_000));
-            await().pollDelay(into).atMost(into.plusSeconds(5)).until(() -> running(live()));
+            awaitRandomPoint();
             final Duration pause;
             if (target.equals("cluster")) {
                 pause = OUTAGE;
@@ -134,6 +126,73 @@ class ChaosIT {
             awaitCaughtUp();
             faults.add(new Fault(target, pause, Duration.ofNanos(System.nanoTime() - t0)));
         }
+        stopAndAssertExactlyOnce(faults);
+    }
+
+    /**
+     * Scale-out: two instances each of the prediction and reward stages share the partitions. One
+     * instance of each is SIGKILLed in turn; the other takes its partitions and catches up alone
+     * (the recovery time measured), then the killed one comes back and the partitions spread again.
+     * Every exactly-once check of the test above still holds.
+     */
+    @Test
+    void shouldStayExactlyOnceWhenOneOfTwoInstancesDiesAndItsPartitionsMove() throws Exception {
+        startPipeline(2);
+        final List<Fault> faults = new ArrayList<>();
+        for (final String stage : List.of("predict", "reward")) {
+            final String target = stage + "-" + (1 + random.nextInt(2));
+            awaitRandomPoint();
+            kill(target);
+            final long t0 = System.nanoTime();
+            burst();
+            awaitCaughtUp();
+            faults.add(
+                    new Fault(
+                            target + " (survivor alone)",
+                            Duration.ZERO,
+                            Duration.ofNanos(System.nanoTime() - t0)));
+            start(target);
+            final long t1 = System.nanoTime();
+            burst();
+            awaitCaughtUp();
+            faults.add(
+                    new Fault(
+                            target + " back",
+                            Duration.ZERO,
+                            Duration.ofNanos(System.nanoTime() - t1)));
+        }
+        stopAndAssertExactlyOnce(faults);
+    }
+
+    /**
+     * Starts the cluster, the pretraining data, version 0, {@code instances} instances each of the
+     * prediction and reward stages and one trainer, and a first burst of transitions.
+     */
+    private RwmlProcesses.Cluster startPipeline(final int instances) throws Exception {
+        final RwmlProcesses.Cluster cluster = rwml.up("--run " + RUN);
+        bootstrap = cluster.bootstrap();
+        registry = cluster.registry();
+        rwml.runToEnd("env-pretrain", "env run --env alfworld --agents 2 --episodes 30 --seed 1");
+        rwml.runToEnd("model-init", "model init --run " + RUN + " --size tiny --steps 150");
+        pretraining = ids(transitions(), Transition::getTransitionId);
+        for (final String stage : List.of("predict", "reward")) {
+            for (int i = 1; i <= instances; i++) {
+                start(stage + "-" + i);
+            }
+        }
+        start("train-1");
+        burst();
+        return cluster;
+    }
+
+    /** Some way into processing the burst just produced. */
+    private void awaitRandomPoint() {
+        final Duration into = Duration.ofMillis(500 + random.nextInt(6_000));
+        await().pollDelay(into).atMost(into.plusSeconds(5)).until(() -> running(live()));
+    }
+
+    /** Stops every stage cleanly, reads everything back and checks the promise. */
+    private void stopAndAssertExactlyOnce(final List<Fault> faults) throws InterruptedException {
         for (final Child stage : stages.values()) {
             stage.process().destroy();
             RwmlProcesses.assertExits(stage, STOP, 0);
@@ -181,9 +240,14 @@ class ChaosIT {
 
     // ---- faults ----
 
-    private void start(final String stage) throws IOException {
-        final int n = incarnations.merge(stage, 1, Integer::sum);
-        final String name = stage + "-" + n;
+    /**
+     * Starts instance {@code key} ({@code predict-2}: the prediction stage's second instance), each
+     * instance with a state directory of its own.
+     */
+    private void start(final String key) throws IOException {
+        final int n = incarnations.merge(key, 1, Integer::sum);
+        final String name = key + "-" + n;
+        final String stage = key.substring(0, key.indexOf('-'));
         final Child child =
                 switch (stage) {
                     case "predict" ->
@@ -194,13 +258,13 @@ class ChaosIT {
                                             + " --set group.size=4 --set sampling.max.new.tokens=32"
                                             + " --set batch.size=4",
                                     "--set",
-                                    "state.dir=" + rwml.work().resolve("prediction-state"));
+                                    "state.dir=" + rwml.work().resolve("prediction-state-" + key));
                     case "reward" ->
                             rwml.start(
                                     name,
                                     "reward --run " + RUN + " --set reward.spec=TEXT=cosine:0.6",
                                     "--set",
-                                    "state.dir=" + rwml.work().resolve("reward-state"));
+                                    "state.dir=" + rwml.work().resolve("reward-state-" + key));
                     default ->
                             rwml.start(
                                     name,
@@ -209,15 +273,15 @@ class ChaosIT {
                                             + " --set groups.per.step=4 --set publish.every.steps=1"
                                             + " --set learning.rate=3e-3");
                 };
-        stages.put(stage, child);
+        stages.put(key, child);
     }
 
     /** SIGKILL: no shutdown hook runs, nothing is committed or left cleanly. */
-    private void kill(final String stage) throws InterruptedException {
-        final Process process = stages.get(stage).process();
+    private void kill(final String key) throws InterruptedException {
+        final Process process = stages.remove(key).process();
         process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
-        assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("%s killed", stage).isTrue();
+        assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("%s killed", key).isTrue();
     }
 
     /**
@@ -322,11 +386,11 @@ class ChaosIT {
             final List<ModelVersion> versions,
             final RunTopics topics) {
         final StringBuilder out = new StringBuilder("\nChaosIT (seed " + SEED + ")\n");
-        out.append(String.format("%-10s %10s %12s%n", "fault", "pause", "recovered in"));
+        out.append(String.format("%-26s %10s %12s%n", "fault", "pause", "recovered in"));
         for (final Fault f : faults) {
             out.append(
                     String.format(
-                            "%-10s %9.1fs %11.1fs%n",
+                            "%-26s %9.1fs %11.1fs%n",
                             f.kind(), f.pause().toMillis() / 1e3, f.recovery().toMillis() / 1e3));
         }
         out.append(String.format("%-26s %8s %6s %10s%n", "records", "count", "lost", "duplicated"));
