@@ -63,15 +63,19 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
 
     /**
      * What differs between the artifact formats: how a trained version is written and described.
-     * The small model's {@link Checkpoint} zip, or a Hugging Face checkpoint's files with new
-     * weights.
+     * The small model's {@link Checkpoint} zip, a Hugging Face checkpoint's files with new weights,
+     * or a LoRA adapter.
+     *
+     * @param name the artifact format the manifest names
+     * @param modelConfig the shape the manifest states
+     * @param writer the artifact of a version from the model being trained
      */
-    private interface Format {
-        byte[] checkpoint(long version, CausalLM policy, Map<String, Tensor> optimizerState);
+    private record Format(String name, Map<String, String> modelConfig, Writer writer) {}
 
-        String name();
-
-        Map<String, String> modelConfig();
+    /** Writes the artifact of {@code version} with the optimiser's moments. */
+    @FunctionalInterface
+    private interface Writer {
+        byte[] write(long version, Map<String, Tensor> optimizerState);
     }
 
     private WorldModelPolicyTrainer(
@@ -86,46 +90,26 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
         this.tokenizer = WorldModelTokenizer.fromJson(tokenizerJson);
         this.maxContext = modelConfig.maxContext();
         this.manager = DjlRuntime.newManager();
-        this.policy = TransformerLM.fromTensors(latest.config(), latest.weights(), manager);
+        final TransformerLM model =
+                TransformerLM.fromTensors(latest.config(), latest.weights(), manager);
+        this.policy = model;
         // SFT and a zero KL weight need no reference: skip its memory and forward passes.
         this.reference =
                 needsReference(config)
                         ? TransformerLM.fromTensors(base.config(), base.weights(), manager)
                         : null;
         this.format =
-                new Format() {
-                    @Override
-                    public byte[] checkpoint(
-                            final long version,
-                            final CausalLM model,
-                            final Map<String, Tensor> optimizerState) {
-                        return new Checkpoint(
-                                        version,
-                                        modelConfig,
-                                        tokenizerJson,
-                                        ((TransformerLM) model).toTensors(),
-                                        optimizerState)
-                                .toBytes();
-                    }
-
-                    @Override
-                    public String name() {
-                        return Checkpoint.FORMAT;
-                    }
-
-                    @Override
-                    public Map<String, String> modelConfig() {
-                        final Map<String, String> m = new LinkedHashMap<>();
-                        m.put("vocabSize", Integer.toString(modelConfig.vocabSize()));
-                        m.put("dModel", Integer.toString(modelConfig.dModel()));
-                        m.put("layers", Integer.toString(modelConfig.layers()));
-                        m.put("heads", Integer.toString(modelConfig.heads()));
-                        m.put("mlp", Integer.toString(modelConfig.mlp()));
-                        m.put("maxContext", Integer.toString(modelConfig.maxContext()));
-                        m.put("parameters", Long.toString(modelConfig.parameterCount()));
-                        return m;
-                    }
-                };
+                new Format(
+                        Checkpoint.FORMAT,
+                        modelConfig.toManifestMap(),
+                        (version, optimizerState) ->
+                                new Checkpoint(
+                                                version,
+                                                modelConfig,
+                                                tokenizerJson,
+                                                model.toTensors(),
+                                                optimizerState)
+                                        .toBytes());
         this.trainer = newTrainer(config, policy, reference, tokenizer.padId());
         resume(config, latest.optimizerState(), latest.version(), latestIsOwnVersion);
     }
@@ -158,27 +142,12 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
         this.reference = ref;
         final Map<String, String> manifestConfig = decoder.config().toManifestMap();
         this.format =
-                new Format() {
-                    @Override
-                    public byte[] checkpoint(
-                            final long version,
-                            final CausalLM model,
-                            final Map<String, Tensor> optimizerState) {
-                        return latest.withWeights(
-                                        version, ((HfDecoder) model).toTensors(), optimizerState)
-                                .toBytes();
-                    }
-
-                    @Override
-                    public String name() {
-                        return HfCheckpoint.FORMAT;
-                    }
-
-                    @Override
-                    public Map<String, String> modelConfig() {
-                        return manifestConfig;
-                    }
-                };
+                new Format(
+                        HfCheckpoint.FORMAT,
+                        manifestConfig,
+                        (version, optimizerState) ->
+                                latest.withWeights(version, decoder.toTensors(), optimizerState)
+                                        .toBytes());
         this.trainer = newTrainer(config, policy, reference, padId);
         resume(config, latest.optimizerState(), latest.version(), latestIsOwnVersion);
     }
@@ -234,32 +203,18 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
                 frozen.config().parameterCount(),
                 latest.map(l -> "version " + l.version() + "'s adapter").orElse("a fresh adapter"));
         this.format =
-                new Format() {
-                    @Override
-                    public byte[] checkpoint(
-                            final long version,
-                            final CausalLM model,
-                            final Map<String, Tensor> optimizerState) {
-                        return new LoraCheckpoint(
-                                        version,
-                                        base.version(),
-                                        baseSha256,
-                                        adapter.config(),
-                                        adapter.toTensors(),
-                                        optimizerState)
-                                .toBytes();
-                    }
-
-                    @Override
-                    public String name() {
-                        return LoraCheckpoint.FORMAT;
-                    }
-
-                    @Override
-                    public Map<String, String> modelConfig() {
-                        return manifestConfig;
-                    }
-                };
+                new Format(
+                        LoraCheckpoint.FORMAT,
+                        manifestConfig,
+                        (version, optimizerState) ->
+                                new LoraCheckpoint(
+                                                version,
+                                                base.version(),
+                                                baseSha256,
+                                                adapter.config(),
+                                                adapter.toTensors(),
+                                                optimizerState)
+                                        .toBytes());
         this.trainer = newTrainer(config, policy, reference, tokenizer.padId());
         resume(
                 config,
@@ -541,7 +496,7 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
 
     @Override
     public byte[] checkpoint(final long version) {
-        return format.checkpoint(version, policy, trainer.optimizerState());
+        return format.writer().write(version, trainer.optimizerState());
     }
 
     /** The model being trained (tests compare it with what a published version reloads to). */

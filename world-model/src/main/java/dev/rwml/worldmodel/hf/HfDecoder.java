@@ -158,7 +158,7 @@ public final class HfDecoder implements CausalLM {
             if (merged != null) {
                 value = merged;
             }
-            out.put(name, new Tensor(value.getShape().getShape(), value.toFloatArray()));
+            out.put(name, Tensor.copyOf(value));
             if (merged != null) {
                 merged.close();
             }

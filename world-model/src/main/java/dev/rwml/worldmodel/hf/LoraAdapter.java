@@ -208,13 +208,7 @@ public final class LoraAdapter implements AutoCloseable {
 
     /** Copies the adapter out of the engine under its PEFT names. */
     public Map<String, Tensor> toTensors() {
-        final Map<String, Tensor> out = new LinkedHashMap<>();
-        for (final Map.Entry<String, NDArray> e : params.entrySet()) {
-            out.put(
-                    e.getKey(),
-                    new Tensor(e.getValue().getShape().getShape(), e.getValue().toFloatArray()));
-        }
-        return out;
+        return Tensor.copyOf(params);
     }
 
     /** Frees the adapter's arrays. */

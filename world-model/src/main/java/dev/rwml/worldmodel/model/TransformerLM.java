@@ -143,13 +143,7 @@ public final class TransformerLM implements CausalLM {
 
     /** Copies every parameter out of the engine. */
     public Map<String, Tensor> toTensors() {
-        final Map<String, Tensor> out = new LinkedHashMap<>();
-        for (final Map.Entry<String, NDArray> e : params.entrySet()) {
-            out.put(
-                    e.getKey(),
-                    new Tensor(e.getValue().getShape().getShape(), e.getValue().toFloatArray()));
-        }
-        return out;
+        return Tensor.copyOf(params);
     }
 
     /** An independent copy (for example the frozen reference model of GRPO). */

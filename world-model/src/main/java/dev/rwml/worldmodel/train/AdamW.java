@@ -70,10 +70,8 @@ public final class AdamW implements AutoCloseable {
     /** The moments as tensors ({@code m.<name>}, {@code v.<name>}) and the step count. */
     public Map<String, Tensor> toTensors() {
         final Map<String, Tensor> out = new LinkedHashMap<>();
-        first.forEach(
-                (k, a) -> out.put("m." + k, new Tensor(a.getShape().getShape(), a.toFloatArray())));
-        second.forEach(
-                (k, a) -> out.put("v." + k, new Tensor(a.getShape().getShape(), a.toFloatArray())));
+        first.forEach((k, a) -> out.put("m." + k, Tensor.copyOf(a)));
+        second.forEach((k, a) -> out.put("v." + k, Tensor.copyOf(a)));
         out.put("step", new Tensor(new long[] {1}, new float[] {steps}));
         return out;
     }

@@ -40,12 +40,7 @@ class LoraServingTest {
 
     @Test
     void shouldFetchTheBaseOnceAndApplyEachAdapterVersionToIt() throws Exception {
-        final VerifiedArtifact v0 =
-                artifact(
-                        0,
-                        HfCheckpoint.fromDirectory(HfFixtures.checkpoint("qwen2-tiny"), 0)
-                                .withLora(LORA)
-                                .toBytes());
+        final VerifiedArtifact v0 = base();
         final String baseSha = v0.manifest().getArtifact().getSha256();
         final VerifiedArtifact v1 = artifact(1, adapter(1, baseSha, 11).toBytes());
         final VerifiedArtifact v2 = artifact(2, adapter(2, baseSha, 12).toBytes());
@@ -80,12 +75,7 @@ class LoraServingTest {
 
     @Test
     void shouldServeTheSameModelTheAdapterWasTrainedAs() throws Exception {
-        final VerifiedArtifact v0 =
-                artifact(
-                        0,
-                        HfCheckpoint.fromDirectory(HfFixtures.checkpoint("qwen2-tiny"), 0)
-                                .withLora(LORA)
-                                .toBytes());
+        final VerifiedArtifact v0 = base();
         final LoraCheckpoint lora = adapter(1, v0.manifest().getArtifact().getSha256(), 21);
         final float[] trained;
         try (NDManager manager = DjlRuntime.newManager();
@@ -107,12 +97,7 @@ class LoraServingTest {
 
     @Test
     void shouldRefuseAnAdapterOfAnotherBase() throws Exception {
-        final VerifiedArtifact v0 =
-                artifact(
-                        0,
-                        HfCheckpoint.fromDirectory(HfFixtures.checkpoint("qwen2-tiny"), 0)
-                                .withLora(LORA)
-                                .toBytes());
+        final VerifiedArtifact v0 = base();
         final VerifiedArtifact foreign = artifact(1, adapter(1, "0".repeat(64), 3).toBytes());
         try (CheckpointModelLoader loader = CheckpointModelLoader.standard()) {
             assertThatThrownBy(() -> loader.load(foreign, version -> v0))
@@ -128,6 +113,15 @@ class LoraServingTest {
                                             }))
                     .hasMessageContaining("adapter version 1 needs its base, version 0");
         }
+    }
+
+    /** Version 0: the Qwen2 fixture initialised for LoRA. */
+    private static VerifiedArtifact base() throws Exception {
+        return artifact(
+                0,
+                HfCheckpoint.fromDirectory(HfFixtures.checkpoint("qwen2-tiny"), 0)
+                        .withLora(LORA)
+                        .toBytes());
     }
 
     /** An adapter as training leaves one: random A, and B no longer zero. */

@@ -255,7 +255,7 @@ class HfModelPipelineIT {
     private static void prepareCheckpoint(final Path dir, final List<Transition> transitions)
             throws Exception {
         Files.createDirectories(dir);
-        final Path fixture = fixture("qwen2-tiny");
+        final Path fixture = HfFixtures.checkpoint("qwen2-tiny");
         try (var files = Files.list(fixture)) {
             for (final Path p : (Iterable<Path>) files::iterator) {
                 if (!p.getFileName().toString().equals("expected.json")) {
@@ -311,21 +311,5 @@ class HfModelPipelineIT {
                     .withWeights(0, model.decoder().toTensors(), Map.of())
                     .writeTo(dir);
         }
-    }
-
-    /** A fixture checkpoint in {@code shared/fixtures/hf-tiny} beside the repository. */
-    private static Path fixture(final String name) {
-        final String override = System.getProperty("rwml.hf.fixtures");
-        final Path root =
-                override != null
-                        ? Path.of(override)
-                        : Path.of(System.getProperty("user.dir"))
-                                .toAbsolutePath()
-                                .getParent()
-                                .getParent()
-                                .resolveSibling("shared")
-                                .resolve("fixtures")
-                                .resolve("hf-tiny");
-        return root.resolve(name);
     }
 }

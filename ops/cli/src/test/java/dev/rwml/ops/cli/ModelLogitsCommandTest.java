@@ -36,7 +36,7 @@ class ModelLogitsCommandTest {
     @ValueSource(strings = {"qwen2-tiny", "llama-tiny"})
     void shouldPrintTheLogitsTheIndependentImplementationsComputed(final String name)
             throws Exception {
-        final Path dir = fixture(name);
+        final Path dir = HfFixtures.checkpoint(name);
         final JsonNode expected = JSON.readTree(dir.resolve("expected.json").toFile());
         final JsonNode sequence = expected.get("sequences").get(1);
         final List<String> ids = new ArrayList<>();
@@ -103,27 +103,13 @@ class ModelLogitsCommandTest {
                                 "model",
                                 "logits",
                                 "--hf",
-                                fixture("qwen2-tiny").toString(),
+                                HfFixtures.checkpoint("qwen2-tiny").toString(),
                                 "--ids",
                                 "5,384"))
                 .isEqualTo(2);
         assertThat(err.toString()).contains("token id 384 is outside the vocabulary of 384");
-        assertThat(run("model", "logits", "--hf", fixture("qwen2-tiny").toString())).isEqualTo(2);
+        assertThat(run("model", "logits", "--hf", HfFixtures.checkpoint("qwen2-tiny").toString()))
+                .isEqualTo(2);
         assertThat(err.toString()).contains("give exactly one of --ids and --text");
-    }
-
-    private static Path fixture(final String name) {
-        final String override = System.getProperty("rwml.hf.fixtures");
-        final Path root =
-                override != null
-                        ? Path.of(override)
-                        : Path.of(System.getProperty("user.dir"))
-                                .toAbsolutePath()
-                                .getParent()
-                                .getParent()
-                                .resolveSibling("shared")
-                                .resolve("fixtures")
-                                .resolve("hf-tiny");
-        return root.resolve(name);
     }
 }
