@@ -3,10 +3,13 @@ package dev.rwml.ops.cli;
 import dev.rwml.ops.cli.demo.DemoRun;
 import dev.rwml.ops.cli.demo.DemoSettings;
 import dev.rwml.runtime.lifecycle.StopSignals;
+import dev.rwml.worldmodel.hf.LoraConfig;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -61,6 +64,24 @@ final class DemoCommand implements Callable<Integer> {
     private String size;
 
     @Option(
+            names = "--model",
+            paramLabel = "hf:DIR",
+            description =
+                    "A Hugging Face checkpoint directory as the world model instead of the small"
+                            + " one (--size does not apply; no pretraining slice is made).")
+    private String model;
+
+    @Option(
+            names = "--lora",
+            arity = "0..1",
+            fallbackValue = "",
+            paramLabel = "SPEC",
+            description =
+                    "With --model: train LoRA adapters on the frozen checkpoint"
+                            + " (r=16,alpha=32,dropout=0,targets=q+k+v+o+gate+up+down).")
+    private String lora;
+
+    @Option(
             names = "--quick",
             description = "A one-to-two-minute smoke run: tiny model, few transitions, 3 versions.")
     private boolean quick;
@@ -68,7 +89,7 @@ final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         final PrintWriter out = spec.commandLine().getOut();
-        final DemoRun demo = new DemoRun(dir, settings(), out, System.console() != null);
+        final DemoRun demo = new DemoRun(dir, settings(), hfBase(), out, System.console() != null);
         // Ctrl-C or SIGTERM asks the demo to stop; it then closes the stages before the cluster
         // they use (a JVM shutdown would stop both at once and leave the stages waiting out their
         // timeouts against a broker that is gone). A second signal exits at once.
@@ -76,6 +97,28 @@ final class DemoCommand implements Callable<Integer> {
                 .thenAccept(signal -> demo.requestStop("interrupted (" + signal + ")"));
         final DemoRun.Result result = demo.run();
         return result.reportHtml() == null ? 1 : 0;
+    }
+
+    /** The checkpoint of {@code --model hf:DIR}, if given. */
+    Optional<DemoRun.HfBase> hfBase() {
+        if (model == null) {
+            if (lora != null) {
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(), "--lora adapts a pretrained model: use --model hf:DIR");
+            }
+            return Optional.empty();
+        }
+        if (!model.startsWith("hf:") || model.length() == 3) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "--model takes hf:DIR, a Hugging Face checkpoint directory, not '"
+                            + model
+                            + "'");
+        }
+        return Optional.of(
+                new DemoRun.HfBase(
+                        Path.of(model.substring(3)),
+                        Optional.ofNullable(lora).map(LoraConfig::parse)));
     }
 
     DemoSettings settings() {

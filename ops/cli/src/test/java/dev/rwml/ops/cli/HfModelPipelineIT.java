@@ -6,8 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import ai.djl.ndarray.NDManager;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.PredictionGroup;
 import dev.rwml.events.PredictionSample;
@@ -17,7 +15,6 @@ import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.worldmodel.DjlRuntime;
-import dev.rwml.worldmodel.hf.ChatTemplate;
 import dev.rwml.worldmodel.hf.HfCheckpoint;
 import dev.rwml.worldmodel.hf.HfDecoder;
 import dev.rwml.worldmodel.hf.HfModel;
@@ -65,11 +62,6 @@ class HfModelPipelineIT {
 
     /** Enough for the tiny model to close the tags in most samples at temperature 1. */
     private static final int SFT_STEPS = 80;
-
-    private static final String CHATML =
-            "{%- for message in messages %}{{- '<|im_start|>' + message['role'] + '\\n' +"
-                    + " message['content'] + '<|im_end|>' + '\\n' }}{%- endfor %}{%- if"
-                    + " add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- endif %}";
 
     private RwmlProcesses rwml;
 
@@ -254,23 +246,7 @@ class HfModelPipelineIT {
      */
     private static void prepareCheckpoint(final Path dir, final List<Transition> transitions)
             throws Exception {
-        Files.createDirectories(dir);
-        final Path fixture = HfFixtures.checkpoint("qwen2-tiny");
-        try (var files = Files.list(fixture)) {
-            for (final Path p : (Iterable<Path>) files::iterator) {
-                if (!p.getFileName().toString().equals("expected.json")) {
-                    Files.copy(p, dir.resolve(p.getFileName()));
-                }
-            }
-        }
-        final ObjectMapper json = new ObjectMapper();
-        final ObjectNode config = (ObjectNode) json.readTree(dir.resolve("config.json").toFile());
-        config.put("max_position_embeddings", 1024);
-        json.writeValue(dir.resolve("config.json").toFile(), config);
-        final ObjectNode tokenizerConfig =
-                (ObjectNode) json.readTree(dir.resolve(ChatTemplate.FILE).toFile());
-        tokenizerConfig.put("chat_template", CHATML);
-        json.writeValue(dir.resolve(ChatTemplate.FILE).toFile(), tokenizerConfig);
+        HfFixtures.chatCheckpoint(dir);
 
         try (NDManager manager = DjlRuntime.newManager();
                 HfModel model = HfModel.load(dir, manager)) {

@@ -25,7 +25,9 @@ import dev.rwml.trainer.PublishListener;
 import dev.rwml.trainer.TrainerConfig;
 import dev.rwml.worldmodel.channel.ModelChannel;
 import dev.rwml.worldmodel.channel.ModelChannelReader;
+import dev.rwml.worldmodel.hf.LoraConfig;
 import dev.rwml.worldmodel.init.BaseModelInit;
+import dev.rwml.worldmodel.init.HfModelInit;
 import dev.rwml.worldmodel.serve.SamplingSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -70,6 +72,7 @@ public final class DemoRun {
 
     private final Path dir;
     private final DemoSettings settings;
+    private final Optional<HfBase> hf;
     private final PrintWriter out;
     private final boolean terminal;
     private final CountDownLatch stopRequested = new CountDownLatch(1);
@@ -103,11 +106,44 @@ public final class DemoRun {
             final DemoSettings settings,
             final PrintWriter out,
             final boolean terminal) {
+        this(dir, settings, Optional.empty(), out, terminal);
+    }
+
+    /**
+     * A demo whose world model is a Hugging Face checkpoint ({@code rwml demo --model hf:DIR}): no
+     * pretraining slice, version 0 is the checkpoint (with LoRA when {@code hf} says so).
+     */
+    public DemoRun(
+            final Path dir,
+            final DemoSettings settings,
+            final Optional<HfBase> hf,
+            final PrintWriter out,
+            final boolean terminal) {
         this.dir = dir.toAbsolutePath();
         this.settings = settings;
+        this.hf = hf;
         this.out = out;
         this.terminal = terminal;
     }
+
+    /**
+     * A Hugging Face checkpoint as the demo's version 0.
+     *
+     * @param checkpoint the checkpoint directory
+     * @param lora the adapters trained on it, or empty to train every weight
+     */
+    public record HfBase(Path checkpoint, Optional<LoraConfig> lora) {}
+
+    /** Version 0 and the report's lines about it. */
+    private record Base(ModelVersion manifest, List<String> summary) {}
+
+    /** Completions of a pretrained model with the answer format get this many tokens at least. */
+    private static final int HF_MIN_NEW_TOKENS = 160;
+
+    /**
+     * A pretrained model's prompts stay within this many tokens (its context may be far longer).
+     */
+    private static final int HF_MAX_SEQUENCE = 1024;
 
     /** Asks a running demo to stop its stages now and write the report (from any thread). */
     public void requestStop(final String reason) {
@@ -142,50 +178,15 @@ public final class DemoRun {
                 Connection.of(cluster.bootstrapServers(), cluster.schemaRegistryUrl());
         createTopics(connection);
         final KafkaSettings kafka = KafkaSettings.of(connection);
-        final ProducerResult pretraining =
-                new TransitionProducer(
-                                ProducerConfig.builder(EnvKind.ALFWORLD, kafka)
-                                        .agents(2)
-                                        .episodes(settings.pretrainEpisodes())
-                                        .seed(DemoSettings.SEED)
-                                        .policy(PolicyKind.EPSILON)
-                                        .epsilon(settings.epsilon())
-                                        .baseTime(Instant.now())
-                                        .build(),
-                                new SimpleMeterRegistry(),
-                                ProgressListener.NONE)
-                        .run();
-        say(
-                "Pretraining slice: %d transitions of %d ALFWorld episodes",
-                pretraining.transitions(), pretraining.episodes());
-        if (stopped()) {
+        final Base base =
+                hf.isPresent() ? hfBase(connection, hf.get()) : smallBase(connection, kafka);
+        if (base == null) {
             return interruptedEarly(cluster);
         }
-        say(
-                "Training the base world model (%s, %d SFT steps) on the slice ...",
-                settings.modelPreset(), settings.initSteps());
-        final BaseModelInit.Result init =
-                BaseModelInit.run(
-                        BaseModelInit.Config.of(
-                                RUN,
-                                connection.kafkaConfig(Map.of()),
-                                connection.registryConfig(),
-                                settings.modelPreset(),
-                                settings.initSteps(),
-                                1_000_000,
-                                Set.of(EnvKind.ALFWORLD.id()),
-                                DemoSettings.SEED),
-                        new InitProgress());
         final Instant rwmlStart = Instant.now();
-        say(
-                "Version 0 published: %d examples, SFT loss %.3f -> %.3f, lineage %s",
-                init.examples(),
-                init.history().get(0).loss(),
-                init.history().get(init.history().size() - 1).loss(),
-                init.nextOffsets());
         final int maxContext =
                 Integer.parseInt(
-                        init.manifest().getModelConfig().getOrDefault("maxContext", "256"));
+                        base.manifest().getModelConfig().getOrDefault("maxContext", "256"));
         final PredictionConfig prediction = predictionConfig(connection, rwmlStart, maxContext);
         final RewardConfig reward = rewardConfig(connection);
         final TrainerConfig trainer = trainerConfig(connection);
@@ -228,7 +229,7 @@ public final class DemoRun {
                 ReportWriter.write(
                         new ReportWriter.Report(
                                 RUN,
-                                summary(pretraining, init, last, reward),
+                                summary(base, last, reward),
                                 last.versions(),
                                 last.passRates(),
                                 last.throughput(),
@@ -344,18 +345,9 @@ public final class DemoRun {
     }
 
     private List<String> summary(
-            final ProducerResult pretraining,
-            final BaseModelInit.Result init,
-            final RunMonitor.Snapshot last,
-            final RewardConfig reward) {
+            final Base base, final RunMonitor.Snapshot last, final RewardConfig reward) {
         final List<String> lines = new ArrayList<>();
-        lines.add(
-                String.format(
-                        Locale.ROOT,
-                        "Model %s; base model: %d SFT steps on %d pretraining transitions",
-                        settings.modelPreset(),
-                        settings.initSteps(),
-                        pretraining.transitions()));
+        lines.addAll(base.summary());
         lines.add(
                 String.format(
                         Locale.ROOT,
@@ -395,21 +387,110 @@ public final class DemoRun {
                             end.rewarded() / s,
                             end.trained() / s));
         }
-        lines.add(
-                "Base model lineage (the pretraining slice of "
-                        + dev.rwml.schemas.topics.TopicCatalog.defaults().transitions().name()
-                        + "): "
-                        + init.lineage().stream()
-                                .map(
-                                        r ->
-                                                String.format(
-                                                        Locale.ROOT,
-                                                        "partition %d offsets [%d, %d)",
-                                                        r.getPartition(),
-                                                        r.getFromOffset(),
-                                                        r.getUntilOffset()))
-                                .collect(java.util.stream.Collectors.joining("; ")));
         return lines;
+    }
+
+    /**
+     * The small model's version 0: a pretraining slice produced and the base trained on it by SFT;
+     * null when the demo was stopped meanwhile.
+     */
+    private Base smallBase(final Connection connection, final KafkaSettings kafka) {
+        final ProducerResult pretraining =
+                new TransitionProducer(
+                                ProducerConfig.builder(EnvKind.ALFWORLD, kafka)
+                                        .agents(2)
+                                        .episodes(settings.pretrainEpisodes())
+                                        .seed(DemoSettings.SEED)
+                                        .policy(PolicyKind.EPSILON)
+                                        .epsilon(settings.epsilon())
+                                        .baseTime(Instant.now())
+                                        .build(),
+                                new SimpleMeterRegistry(),
+                                ProgressListener.NONE)
+                        .run();
+        say(
+                "Pretraining slice: %d transitions of %d ALFWorld episodes",
+                pretraining.transitions(), pretraining.episodes());
+        if (stopped()) {
+            return null;
+        }
+        say(
+                "Training the base world model (%s, %d SFT steps) on the slice ...",
+                settings.modelPreset(), settings.initSteps());
+        final BaseModelInit.Result init =
+                BaseModelInit.run(
+                        BaseModelInit.Config.of(
+                                RUN,
+                                connection.kafkaConfig(Map.of()),
+                                connection.registryConfig(),
+                                settings.modelPreset(),
+                                settings.initSteps(),
+                                1_000_000,
+                                Set.of(EnvKind.ALFWORLD.id()),
+                                DemoSettings.SEED),
+                        new InitProgress());
+        say(
+                "Version 0 published: %d examples, SFT loss %.3f -> %.3f, lineage %s",
+                init.examples(),
+                init.history().get(0).loss(),
+                init.history().get(init.history().size() - 1).loss(),
+                init.nextOffsets());
+        return new Base(
+                init.manifest(),
+                List.of(
+                        String.format(
+                                Locale.ROOT,
+                                "Model %s; base model: %d SFT steps on %d pretraining transitions",
+                                settings.modelPreset(),
+                                settings.initSteps(),
+                                pretraining.transitions()),
+                        "Base model lineage (the pretraining slice of "
+                                + dev.rwml.schemas.topics.TopicCatalog.defaults()
+                                        .transitions()
+                                        .name()
+                                + "): "
+                                + init.lineage().stream()
+                                        .map(
+                                                r ->
+                                                        String.format(
+                                                                Locale.ROOT,
+                                                                "partition %d offsets [%d, %d)",
+                                                                r.getPartition(),
+                                                                r.getFromOffset(),
+                                                                r.getUntilOffset()))
+                                        .collect(java.util.stream.Collectors.joining("; "))));
+    }
+
+    /** A Hugging Face checkpoint published as version 0, as {@code rwml model init --from-hf}. */
+    private Base hfBase(final Connection connection, final HfBase base) {
+        say(
+                "Publishing %s as version 0%s ...",
+                base.checkpoint(),
+                base.lora().map(l -> " for LoRA " + l).orElse(" (every weight trained)"));
+        final ModelVersion manifest =
+                HfModelInit.run(
+                        new HfModelInit.Config(
+                                RUN,
+                                connection.kafkaConfig(Map.of()),
+                                connection.registryConfig(),
+                                base.checkpoint(),
+                                base.lora(),
+                                Duration.ofSeconds(60)));
+        say(
+                "Version 0 published: %s, %s parameters, context %s",
+                manifest.getModelConfig().get("architecture"),
+                manifest.getModelConfig().get("parameters"),
+                manifest.getModelConfig().get("maxContext"));
+        return new Base(
+                manifest,
+                List.of(
+                        String.format(
+                                Locale.ROOT,
+                                "Model %s from %s (%s parameters), %s; no pretraining slice",
+                                manifest.getModelConfig().get("architecture"),
+                                base.checkpoint(),
+                                manifest.getModelConfig().get("parameters"),
+                                base.lora().map(l -> "LoRA " + l).orElse("every weight trained"))));
     }
 
     private PredictionConfig predictionConfig(
@@ -419,10 +500,15 @@ public final class DemoRun {
         m.putAll(connection.asMap());
         m.put("start.from", StartPosition.at(start).toString());
         m.put("group.size", Integer.toString(settings.groupSize()));
-        m.put("sampling.max.new.tokens", Integer.toString(settings.maxNewTokens()));
+        final int newTokens =
+                hf.isPresent()
+                        ? Math.max(settings.maxNewTokens(), HF_MIN_NEW_TOKENS)
+                        : settings.maxNewTokens();
+        final int sequence = hf.isPresent() ? Math.min(maxContext, HF_MAX_SEQUENCE) : maxContext;
+        m.put("sampling.max.new.tokens", Integer.toString(newTokens));
         m.put("batch.size", Integer.toString(settings.predictionBatch()));
         m.put("batch.max.wait", "PT1S");
-        m.put("prompt.max.tokens", Integer.toString(maxContext - settings.maxNewTokens()));
+        m.put("prompt.max.tokens", Integer.toString(sequence - newTokens));
         m.put("select.envs", EnvKind.ALFWORLD.id());
         m.put("state.dir", dir.resolve("state").resolve("prediction").toString());
         PipelineStages.streamsTuning().forEach((k, v) -> m.put("streams." + k, v));
