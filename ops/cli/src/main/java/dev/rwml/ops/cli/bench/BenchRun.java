@@ -209,8 +209,8 @@ public final class BenchRun {
             final List<String> trainedRuns = new ArrayList<>();
             runs.values().forEach(byArm -> trainedRuns.addAll(byArm.values()));
             say(
-                    "Evaluating the base, %d trained models and %d WM-SFT versions at RWML's"
-                            + " number of updates ...",
+                    "Evaluating the base, %d trained models and %d versions at RWML's number of"
+                            + " updates ...",
                     trainedRuns.size(), matched.size());
             final EvalReport report = evaluate(connection, trainedRuns, matched);
             final Path reportDir = settings.dir().resolve("report");
@@ -375,50 +375,61 @@ public final class BenchRun {
     }
 
     /**
-     * Per seed, the WM-SFT version whose optimizer steps (summed over its versions after 0) first
-     * reach those of the RWML arm's last version: the two compared after the same number of
-     * updates, as the paper compares changed parameters. WM-SFT trains on every group, GRPO only on
-     * those with an advantage, so on one slice WM-SFT takes more steps.
+     * Per seed and for each other arm, the version whose optimizer steps (summed over its versions
+     * after 0) first reach those of the RWML arm's last version: the arms compared after the same
+     * number of updates, as the paper compares changed parameters. WM-SFT trains on every group and
+     * RWML without subsampling keeps the easy ones, so on one slice both take more steps than RWML.
      */
     private Map<String, Long> matchedUpdates(
             final Connection connection, final Map<Integer, Map<Arm, String>> runs) {
         final Map<String, Long> matched = new LinkedHashMap<>();
         runs.forEach(
                 (seed, byArm) -> {
-                    final String sft = byArm.get(Arm.WM_SFT);
                     final String rwml = byArm.get(Arm.RWML);
-                    if (sft == null || rwml == null) {
+                    if (rwml == null) {
                         return;
                     }
-                    // version 0 is the copied base; its counters are the base's SFT
                     long rwmlSteps = 0;
                     for (final ModelVersion m : manifests(connection, rwml)) {
-                        rwmlSteps += m.getVersion() == 0 ? 0 : m.getCounters().getSteps();
+                        rwmlSteps += stepsOf(m);
                     }
-                    final List<ModelVersion> versions = manifests(connection, sft);
-                    long steps = 0;
-                    long version = -1;
-                    for (final ModelVersion m : versions) {
-                        steps += m.getVersion() == 0 ? 0 : m.getCounters().getSteps();
-                        version = m.getVersion();
-                        if (steps >= rwmlSteps) {
-                            break;
+                    for (final Arm arm : List.of(Arm.WM_SFT, Arm.RWML_NO_SUBSAMPLING)) {
+                        final String run = byArm.get(arm);
+                        if (run == null) {
+                            continue;
                         }
-                    }
-                    final boolean last = version == versions.get(versions.size() - 1).getVersion();
-                    say(
-                            "Seed %d: WM-SFT version %d has %d optimizer steps, RWML's last version"
-                                    + " %d%s",
-                            seed,
-                            version,
-                            steps,
-                            rwmlSteps,
-                            last ? " (its last version: nothing more to compare)" : "");
-                    if (!last) {
-                        matched.put(sft, version);
+                        final List<ModelVersion> versions = manifests(connection, run);
+                        long steps = 0;
+                        long version = -1;
+                        for (final ModelVersion m : versions) {
+                            steps += stepsOf(m);
+                            version = m.getVersion();
+                            if (steps >= rwmlSteps) {
+                                break;
+                            }
+                        }
+                        final boolean last =
+                                version == versions.get(versions.size() - 1).getVersion();
+                        say(
+                                "Seed %d: %s version %d has %d optimizer steps, RWML's last"
+                                        + " version %d%s",
+                                seed,
+                                arm.id(),
+                                version,
+                                steps,
+                                rwmlSteps,
+                                last ? " (its last version: nothing more to compare)" : "");
+                        if (!last) {
+                            matched.put(run, version);
+                        }
                     }
                 });
         return matched;
+    }
+
+    /** A version's optimizer steps; version 0 is the copied base, its counters the base's SFT. */
+    private static long stepsOf(final ModelVersion m) {
+        return m.getVersion() == 0 ? 0 : m.getCounters().getSteps();
     }
 
     private static Set<String> matchedLabels(final Map<String, Long> matched) {

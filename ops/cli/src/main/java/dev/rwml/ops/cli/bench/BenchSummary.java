@@ -18,22 +18,20 @@ final class BenchSummary {
 
     private BenchSummary() {}
 
-    /** The method of WM-SFT's versions taken at RWML's number of optimizer steps. */
-    static final String MATCHED_SFT = "wm-sft, updates matched to rwml";
+    /** Added to an arm's method for its version taken at RWML's number of optimizer steps. */
+    static final String MATCHED = ", updates matched to rwml";
 
     /**
      * The method a model label belongs to: {@code bench-rwml-s2@7} -> {@code rwml}; a label in
-     * {@code matched} is {@link #MATCHED_SFT}.
+     * {@code matched} gets {@link #MATCHED} added.
      */
     static String method(final String label, final Set<String> matched) {
-        if (matched.contains(label)) {
-            return MATCHED_SFT;
-        }
         final String run = label.contains("@") ? label.substring(0, label.indexOf('@')) : label;
         if (run.equals(BenchRun.BASE_RUN)) {
             return "base";
         }
-        return run.replaceFirst("^bench-", "").replaceFirst("-s\\d+(-r\\d+)?$", "");
+        final String arm = run.replaceFirst("^bench-", "").replaceFirst("-s\\d+(-r\\d+)?$", "");
+        return matched.contains(label) ? arm + MATCHED : arm;
     }
 
     static String markdown(final EvalReport report, final int seeds, final Set<String> matched) {

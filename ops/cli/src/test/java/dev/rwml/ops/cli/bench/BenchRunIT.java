@@ -8,6 +8,8 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -28,26 +30,33 @@ class BenchRunIT {
         final BenchRun.Result result = new BenchRun(quick(), new PrintWriter(first, true)).run();
 
         assertThat(result.trainedArms()).as("output:%n%s", first).isEqualTo(3);
-        // WM-SFT is also taken at RWML's number of optimizer steps, unless that is its last version
-        final Matcher matched =
-                Pattern.compile(
-                                "Seed 1: WM-SFT version (\\d+) has (\\d+) optimizer steps, RWML's"
-                                        + " last version (\\d+)( \\(its last)?")
-                        .matcher(first.toString());
-        assertThat(matched.find()).as("output:%n%s", first).isTrue();
-        assertThat(Long.parseLong(matched.group(2)))
-                .isGreaterThanOrEqualTo(Long.parseLong(matched.group(3)));
-        final int models = matched.group(4) == null ? 5 : 4;
+        // WM-SFT and RWML without subsampling are also taken at RWML's number of optimizer
+        // steps, unless that is their last version
+        final List<String> extra = new ArrayList<>();
+        for (final String arm : List.of("wm-sft", "rwml-nosub")) {
+            final Matcher matched =
+                    Pattern.compile(
+                                    "Seed 1: "
+                                            + arm
+                                            + " version (\\d+) has (\\d+) optimizer steps, RWML's"
+                                            + " last version (\\d+)( \\(its last)?")
+                            .matcher(first.toString());
+            assertThat(matched.find()).as("%s; output:%n%s", arm, first).isTrue();
+            assertThat(Long.parseLong(matched.group(2)))
+                    .isGreaterThanOrEqualTo(Long.parseLong(matched.group(3)));
+            if (matched.group(4) == null) {
+                extra.add("bench-" + arm + "-s1@" + matched.group(1));
+            }
+        }
+        final int models = 4 + extra.size();
         assertThat(result.report().models())
                 .extracting(EvalReport.ModelResult::label)
                 .hasSize(models)
                 .first()
                 .isEqualTo(BenchRun.BASE_RUN + "@0");
-        if (models == 5) {
-            assertThat(result.report().models())
-                    .extracting(EvalReport.ModelResult::label)
-                    .contains("bench-wm-sft-s1@" + matched.group(1));
-        }
+        assertThat(result.report().models())
+                .extracting(EvalReport.ModelResult::label)
+                .containsAll(extra);
         assertThat(result.report().models().subList(1, models))
                 .allSatisfy(
                         m -> {
@@ -57,8 +66,13 @@ class BenchRunIT {
         assertThat(result.report().agents()).hasSize(models + 1);
         final String bench = Files.readString(result.reportDir().resolve("bench.md"));
         assertThat(bench).contains("| base |", "| wm-sft |", "| rwml |", "| rwml-nosub |");
-        if (models == 5) {
-            assertThat(bench).contains("| " + BenchSummary.MATCHED_SFT + " |");
+        for (final String label : extra) {
+            assertThat(bench)
+                    .contains(
+                            "| "
+                                    + label.replaceFirst("^bench-", "").replaceFirst("-s1@.*", "")
+                                    + BenchSummary.MATCHED
+                                    + " |");
         }
         assertThat(result.reportDir().resolve("report.html")).exists();
 
