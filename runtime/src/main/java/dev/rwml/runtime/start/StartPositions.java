@@ -18,6 +18,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.errors.GroupNotEmptyException;
 import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.errors.UnknownMemberIdException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -182,10 +183,14 @@ public final class StartPositions {
                     .all()
                     .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
-            if (!(e.getCause() instanceof GroupNotEmptyException)) {
+            // The broker answers GROUP_NOT_EMPTY or, for a member it does not know,
+            // UNKNOWN_MEMBER_ID
+            if (!(e.getCause() instanceof GroupNotEmptyException
+                    || e.getCause() instanceof UnknownMemberIdException)) {
                 throw e;
             }
-            // Another instance of the stage set the start a moment ago and joined.
+            // Another instance of the stage set the start a moment ago and joined (two instances
+            // started together both found the group new: ChaosIT's scale-out test met this).
             LOG.info(
                     "Group {} already has active members; they set where {} starts",
                     groupId,
