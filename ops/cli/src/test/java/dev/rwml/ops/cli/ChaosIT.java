@@ -43,18 +43,20 @@ import org.junit.jupiter.api.Timeout;
  * up}: broker and registry) and the environment producers each run as their own {@code ./rwml}
  * process; the test SIGKILLs stages at random points and restarts them after a random pause, and
  * stops the cluster for {@link #OUTAGE} (broker and registry gone together) while the stages are
- * busy, then restarts it on the same log and registry storage. Transitions arrive in bursts between
- * the faults. Afterwards everything is read back {@code read_committed}: every transition predicted
- * exactly once, every prediction rewarded exactly once, versions strictly increasing with each
- * version's lineage contiguous with its parent's and never overlapping, and no dead letter at all
- * (this data has no bad record, so any letter would be an outage dead-lettered or a crash's
- * debris).
+ * busy, then restarts it on the same log and registry storage; it also SIGKILLs an environment
+ * producer partway and runs the same command again, whose transitions the stages have partly seen
+ * (they must refuse those as duplicates). Transitions arrive in bursts between the faults.
+ * Afterwards everything is read back {@code read_committed}: every transition predicted exactly
+ * once, every prediction rewarded exactly once, versions strictly increasing with each version's
+ * lineage contiguous with its parent's and never overlapping, and no dead letter but the rerun
+ * producer's duplicates (this data has no bad record, so any other letter would be an outage
+ * dead-lettered or a crash's debris).
  *
  * <p>A second test runs two instances each of the prediction and reward stages: one of each dies,
  * the other takes its partitions, and the same checks hold.
  *
- * <p>The short form (one kill of each stage, one cluster restart) runs in the test command. The
- * long form: {@code mvn -B -o -pl ops/cli verify -Dtest=NONE
+ * <p>The short form (one kill of each stage and of a producer, one cluster restart) runs in the
+ * test command. The long form: {@code mvn -B -o -pl ops/cli verify -Dtest=NONE
  * -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=ChaosIT -Drwml.chaos.kills=5
  * -Drwml.chaos.restarts=2 -Drwml.chaos.seed=7}. It prints a table of faults, records per topic,
  * losses, duplicates, dead letters and recovery times.
@@ -80,6 +82,7 @@ class ChaosIT {
     private String bootstrap;
     private String registry;
     private int bursts;
+    private int producerReruns;
     private Set<String> pretraining;
 
     /** One injected fault and how long the pipeline took to catch up after it. */
@@ -101,7 +104,7 @@ class ChaosIT {
         final RwmlProcesses.Cluster cluster = startPipeline(1);
         final List<String> schedule = new ArrayList<>();
         for (int i = 0; i < KILLS; i++) {
-            schedule.addAll(List.of("predict-1", "reward-1", "train-1"));
+            schedule.addAll(List.of("predict-1", "reward-1", "train-1", "env"));
         }
         for (int i = 0; i < RESTARTS; i++) {
             schedule.add("cluster");
@@ -115,6 +118,9 @@ class ChaosIT {
             if (target.equals("cluster")) {
                 pause = OUTAGE;
                 restartCluster(cluster);
+            } else if (target.equals("env")) {
+                pause = Duration.ofMillis(random.nextInt(5_000));
+                killProducerAndRerun(pause);
             } else {
                 pause = Duration.ofMillis(random.nextInt(5_000));
                 kill(target);
@@ -230,7 +236,17 @@ class ChaosIT {
         System.out.println(
                 table(faults, rwmlSlice, predicted, rewarded, letters, versions, topics));
 
-        assertThat(letters).as("dead letters (no record here is bad)").isEmpty();
+        // only the transitions a killed producer had published before the same command ran again
+        assertThat(letters)
+                .as("dead letters (no record here is bad; a rerun producer's are duplicates)")
+                .allSatisfy(
+                        l ->
+                                assertThat(l.getErrorMessage())
+                                        .as("%s dead letter", l.getStage())
+                                        .contains("duplicate transition id"));
+        if (producerReruns == 0) {
+            assertThat(letters).isEmpty();
+        }
         assertThat(predicted.keySet()).as("predicted transitions").isEqualTo(rwmlSlice);
         assertThat(duplicated(predicted)).as("transitions predicted twice").isEmpty();
         assertThat(rewarded.keySet()).as("rewarded predictions").isEqualTo(rwmlSlice);
@@ -298,6 +314,26 @@ class ChaosIT {
 
     private List<Child> live() {
         return List.copyOf(stages.values());
+    }
+
+    /**
+     * SIGKILLs an environment producer some way into its episodes and, after {@code pause}, runs
+     * the same command again to its end: the transitions the killed one published come again, and
+     * each stage must refuse them as duplicates (the only dead letters allowed).
+     */
+    private void killProducerAndRerun(final Duration pause) throws Exception {
+        bursts++;
+        final String command =
+                "env run --env alfworld --agents 2 --episodes 6 --policy epsilon --seed "
+                        + (100 + bursts);
+        final Child producer = rwml.start("env-" + bursts + "-killed", command);
+        final Duration into = Duration.ofMillis(3_000 + random.nextInt(6_000));
+        await().pollDelay(into).atMost(into.plusSeconds(5)).until(() -> true);
+        producer.process().destroyForcibly();
+        assertThat(producer.process().waitFor(30, TimeUnit.SECONDS)).as("env killed").isTrue();
+        await().pollDelay(pause).atMost(pause.plusSeconds(5)).until(() -> running(live()));
+        rwml.runToEnd("env-" + bursts + "-again", command);
+        producerReruns++;
     }
 
     /** A few more episodes, each burst with its own seed. */
