@@ -175,16 +175,7 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
         final LoraAdapter adapter;
         if (latest.isPresent()) {
             final LoraCheckpoint l = latest.get();
-            if (!l.baseSha256().equalsIgnoreCase(baseSha256)) {
-                throw new IllegalStateException(
-                        "adapter version "
-                                + l.version()
-                                + " was trained on a base with SHA-256 "
-                                + l.baseSha256()
-                                + ", not on this run's version 0 ("
-                                + baseSha256
-                                + ")");
-            }
+            l.requireBase(baseSha256);
             adapter = LoraAdapter.fromTensors(frozen.config(), l.config(), l.weights(), manager);
         } else {
             adapter = LoraAdapter.create(frozen.config(), lora, baseSha256.hashCode(), manager);

@@ -118,6 +118,27 @@ public record LoraCheckpoint(
     }
 
     /**
+     * Refuses a base whose artifact's SHA-256 is not the one this adapter was trained on: the
+     * adapter of another run, whose weights it would silently corrupt.
+     *
+     * @throws IllegalStateException naming both digests
+     */
+    public void requireBase(final String baseArtifactSha256) {
+        if (!baseSha256.equalsIgnoreCase(baseArtifactSha256)) {
+            throw new IllegalStateException(
+                    "adapter version "
+                            + version
+                            + " was trained on a base with SHA-256 "
+                            + baseSha256
+                            + " but version "
+                            + baseVersion
+                            + " of this run is "
+                            + baseArtifactSha256
+                            + "; the adapter belongs to another run");
+        }
+    }
+
+    /**
      * The full checkpoint of this version: {@code base}'s files with the adapter merged into its
      * weights ({@code W + alpha / r * B A}, float32), no optimizer state: what {@code rwml models
      * export --hf} writes, loadable without any adapter support.

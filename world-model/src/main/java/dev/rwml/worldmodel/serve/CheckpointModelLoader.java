@@ -55,6 +55,11 @@ public final class CheckpointModelLoader implements ModelLoader {
                     artifact.version(), LoraCheckpoint.fromBytes(artifact.bytes()), versions);
         }
         if (HfCheckpoint.FORMAT.equals(zipFormat)) {
+            final HfModel loadedBase = bases.get(sha(artifact));
+            if (loadedBase != null) {
+                // a LoRA run's version 0 again: its base is loaded, unpacking it would be waste
+                return predictor(artifact.version(), loadedBase, loadedBase.decoder(), () -> {});
+            }
             final HfCheckpoint checkpoint = HfCheckpoint.fromBytes(artifact.bytes());
             if (checkpoint.lora().isPresent()) {
                 final HfModel base = base(artifact, checkpoint);
@@ -118,18 +123,7 @@ public final class CheckpointModelLoader implements ModelLoader {
                                 + e.getMessage(),
                         e);
             }
-            if (!sha(baseArtifact).equals(sha)) {
-                throw new IllegalStateException(
-                        "adapter version "
-                                + version
-                                + " was trained on a base with SHA-256 "
-                                + sha
-                                + " but version "
-                                + lora.baseVersion()
-                                + " of this run is "
-                                + sha(baseArtifact)
-                                + "; the adapter belongs to another run");
-            }
+            lora.requireBase(sha(baseArtifact));
             base = base(baseArtifact, HfCheckpoint.fromBytes(baseArtifact.bytes()));
         }
         final HfDecoder view =

@@ -190,22 +190,7 @@ final class ModelsCommand implements Runnable {
                 if (adapter) {
                     final LoraCheckpoint lora = LoraCheckpoint.fromBytes(artifact.bytes());
                     final VerifiedArtifact base = reader.fetch(lora.baseVersion());
-                    if (!base.manifest()
-                            .getArtifact()
-                            .getSha256()
-                            .equalsIgnoreCase(lora.baseSha256())) {
-                        throw new IllegalStateException(
-                                "version "
-                                        + artifact.version()
-                                        + " is an adapter over a base with SHA-256 "
-                                        + lora.baseSha256()
-                                        + ", but version "
-                                        + lora.baseVersion()
-                                        + " of run "
-                                        + target.run
-                                        + " has "
-                                        + base.manifest().getArtifact().getSha256());
-                    }
+                    lora.requireBase(base.manifest().getArtifact().getSha256());
                     checkpoint = lora.mergedInto(HfCheckpoint.fromBytes(base.bytes()));
                 } else {
                     checkpoint = HfCheckpoint.fromBytes(artifact.bytes());
