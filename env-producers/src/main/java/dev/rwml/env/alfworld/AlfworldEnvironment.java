@@ -188,9 +188,14 @@ public final class AlfworldEnvironment implements Environment {
                     : "You are carrying: a " + holding + ".";
         }
         if (command.equals("look")) {
-            return at == null
-                    ? middleOfRoom()
-                    : "You are facing the " + at + ". Next to it, you see nothing.";
+            if (at == null) {
+                return middleOfRoom();
+            }
+            final String neighbour = game.layout().neighbours().get(at);
+            return "You are facing the "
+                    + at
+                    + (neighbour == null ? "" : ", and " + neighbour)
+                    + ". Next to it, you see nothing.";
         }
         if (command.startsWith("go to ")) {
             at = command.substring("go to ".length());

@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
@@ -14,6 +15,32 @@ import java.util.SplittableRandom;
  * @param placements object name and receptacle name, in the order they are listed in
  */
 record Game(Layout layout, long variant, Goal goal, List<Placement> placements) {
+
+    /** The fewest objects a crowded receptacle holds. */
+    static final int CROWD_MIN = 8;
+
+    /** The most objects a crowded receptacle holds. */
+    static final int CROWD_MAX = 20;
+
+    /** A receptacle is crowded only with at least this many object types that fit in it. */
+    private static final int MIN_FILLER_TYPES = 4;
+
+    /** Crowding stops adding objects of a type once the room has this many of it. */
+    private static final int MAX_OF_A_TYPE = 4;
+
+    /** The receptacle types that the real scenes crowd: the large surfaces. */
+    private static final Set<String> CROWDABLE =
+            Set.of(
+                    "countertop",
+                    "diningtable",
+                    "desk",
+                    "dresser",
+                    "coffeetable",
+                    "sidetable",
+                    "shelf",
+                    "tvstand",
+                    "cart",
+                    "bed");
 
     /** An object and the receptacle it starts in. */
     record Placement(String object, String receptacle) {}
@@ -79,6 +106,7 @@ record Game(Layout layout, long variant, Goal goal, List<Placement> placements) 
             }
             place(layout, spec, task ? recepType : null, count, rng, numbers, placed);
         }
+        crowd(layout, room, objType, variant, numbers, placed);
         // Shuffle so the task object is not always listed in the same position.
         for (int i = placed.size() - 1; i > 0; i--) {
             final int j = rng.nextInt(i + 1);
@@ -125,6 +153,58 @@ record Game(Layout layout, long variant, Goal goal, List<Placement> placements) 
             }
         }
         return out;
+    }
+
+    /**
+     * In half the games, fills one receptacle up to 8-20 objects, as the real scenes' countertops,
+     * tables and shelves often hold, with objects of other types than the task's (so the task's
+     * placement rule holds). Drawn from the game's own second random stream, so the goal and the
+     * placements drawn before stay as they were.
+     */
+    private static void crowd(
+            final Layout layout,
+            final Catalog.RoomSpec room,
+            final String objType,
+            final long variant,
+            final Map<String, Integer> numbers,
+            final List<Placement> placed) {
+        final SplittableRandom rng =
+                new SplittableRandom(Mix.mix(0xC20_4DEDL, layout.id(), variant));
+        if (!rng.nextBoolean()) {
+            return;
+        }
+        final List<Receptacle> spots = new ArrayList<>();
+        for (final Receptacle r : layout.receptacles()) {
+            if (CROWDABLE.contains(r.type())
+                    && fillers(room, objType, r).size() >= MIN_FILLER_TYPES) {
+                spots.add(r);
+            }
+        }
+        if (spots.isEmpty()) {
+            return;
+        }
+        final Receptacle spot = spots.get(rng.nextInt(spots.size()));
+        final List<Catalog.ObjectSpec> fillers = new ArrayList<>(fillers(room, objType, spot));
+        final int target = CROWD_MIN + rng.nextInt(CROWD_MAX - CROWD_MIN + 1);
+        long held = placed.stream().filter(p -> p.receptacle().equals(spot.name())).count();
+        for (; held < target && !fillers.isEmpty(); held++) {
+            final int pick = rng.nextInt(fillers.size());
+            final String type = fillers.get(pick).type();
+            final int number = numbers.merge(type, 1, Integer::sum);
+            placed.add(new Placement(type + " " + number, spot.name()));
+            if (number >= MAX_OF_A_TYPE) {
+                fillers.remove(pick);
+            }
+        }
+    }
+
+    /** The object types, other than the task's, that may stand in {@code receptacle}. */
+    private static List<Catalog.ObjectSpec> fillers(
+            final Catalog.RoomSpec room, final String objType, final Receptacle receptacle) {
+        return room.objects().stream()
+                .filter(spec -> !spec.type().equals(objType))
+                .filter(spec -> spec.places().contains(receptacle.type()))
+                .toList();
     }
 
     private static void place(
