@@ -126,7 +126,8 @@ public final class PredictionApp implements RunningStage {
                             channel,
                             Optional.empty(),
                             (artifact, versions) -> slot.install(loader.load(artifact, versions)),
-                            Duration.ofMillis(500));
+                            Duration.ofMillis(500),
+                            Optional.of(StageName.PREDICTION.id()));
         } catch (RuntimeException e) {
             // The streams client already holds its own clients and threads; free them.
             streams.close(Duration.ofSeconds(10));

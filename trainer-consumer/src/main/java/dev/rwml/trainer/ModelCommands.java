@@ -92,7 +92,8 @@ public final class ModelCommands {
                         channel,
                         store,
                         (artifact, versions) -> lines.accept(describe(artifact.manifest())),
-                        Duration.ofMillis(500));
+                        Duration.ofMillis(500),
+                        Optional.empty());
         return () -> {
             follower.close();
             channel.close();

@@ -38,6 +38,13 @@ public final class DeadLetters {
     /** The reason of failures that are not decoding errors. */
     public static final String PROCESSING = "PROCESSING";
 
+    /**
+     * The reason of a model version a stage's follower rejected (its artifact does not verify or
+     * does not load); the letter holds the version's manifest. Sending it again publishes the same
+     * broken version again: publish a new version instead.
+     */
+    public static final String MODEL_REJECTED = "MODEL_REJECTED";
+
     private static final int MAX_MESSAGE_CHARS = 4000;
 
     private DeadLetters() {}

@@ -10,12 +10,19 @@ public final class ArtifactRejectedException extends Exception {
 
     private final String run;
     private final long version;
+    private final String reason;
 
     /** Creates the exception for one version of one run. */
     public ArtifactRejectedException(final String run, final long version, final String reason) {
         super("model version " + version + " of run '" + run + "' rejected: " + reason);
         this.run = run;
         this.version = version;
+        this.reason = reason;
+    }
+
+    /** What was wrong, without the version and run. */
+    public String reason() {
+        return reason;
     }
 
     /** The run whose version was rejected. */

@@ -1,11 +1,13 @@
 package dev.rwml.worldmodel.channel;
 
+import dev.rwml.events.DeadLetter;
 import dev.rwml.events.ModelChunk;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.schemas.serde.EventSerde;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicCatalog;
+import dev.rwml.schemas.topics.TopicSpec;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
@@ -34,6 +36,7 @@ public final class ModelChannel implements AutoCloseable {
     private final Map<String, Object> serdeConfig;
     private final String modelsTopic;
     private final String chunksTopic;
+    private final TopicSpec<byte[], DeadLetter> deadLetters;
     private final EventSerde<ModelVersion> manifests;
     private final EventSerde<ModelChunk> chunks;
 
@@ -55,6 +58,7 @@ public final class ModelChannel implements AutoCloseable {
         this.serdeConfig = Map.copyOf(serdeConfig);
         this.modelsTopic = topics.models().name();
         this.chunksTopic = topics.modelChunks().name();
+        this.deadLetters = topics.deadLetters();
         this.manifests = topics.models().valueSerde(serdeConfig);
         this.chunks = topics.modelChunks().valueSerde(serdeConfig);
     }
@@ -91,6 +95,11 @@ public final class ModelChannel implements AutoCloseable {
     /** {@code rwml.<run>.model-chunks}. */
     public String chunksTopic() {
         return chunksTopic;
+    }
+
+    /** {@code rwml.<run>.dead-letters}, where a follower reports the versions it rejects. */
+    public TopicSpec<byte[], DeadLetter> deadLetterTopic() {
+        return deadLetters;
     }
 
     /** The key of chunk {@code index} of {@code version}: {@code <version>/<index>}. */
@@ -133,6 +142,20 @@ public final class ModelChannel implements AutoCloseable {
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
         p.putAll(TopicCatalog.modelChunkProducerOverrides());
         p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
+        return p;
+    }
+
+    /**
+     * Settings of a plain producer of byte keys and values (a follower's dead letters): idempotent,
+     * acks=all, no transaction.
+     */
+    public Map<String, Object> plainProducerConfig(final String clientId) {
+        final Map<String, Object> p = new HashMap<>(kafkaConfig);
+        p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
         return p;
     }
 

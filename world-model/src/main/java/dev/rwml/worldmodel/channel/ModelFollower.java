@@ -1,7 +1,11 @@
 package dev.rwml.worldmodel.channel;
 
+import dev.rwml.events.DeadLetter;
 import dev.rwml.events.ModelVersion;
+import dev.rwml.schemas.deadletter.DeadLetters;
+import dev.rwml.schemas.serde.EventSerde;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -15,6 +19,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.SerializationException;
@@ -25,9 +31,13 @@ import org.slf4j.LoggerFactory;
 /**
  * Follows a run's {@code rwml.<run>.models} topic (read_committed, from the beginning) on a
  * background thread and hands each newer version whose artifact verifies to a listener, which
- * hot-swaps the model. A version whose bytes do not match its manifest is rejected with a logged
- * error and counted, and the current version stays. Until version 0 exists it reports {@code
- * waiting for version 0 of run R}.
+ * hot-swaps the model. A version whose bytes do not match its manifest (a flipped byte, a missing
+ * chunk, a wrong SHA-256) or that the listener cannot load is rejected with a logged error and
+ * counted, and the current version stays; a follower that serves a stage also dead-letters the
+ * version's manifest on {@code rwml.<run>.dead-letters} with reason {@value
+ * DeadLetters#MODEL_REJECTED} and what was wrong, so {@code rwml status} and {@code rwml dlq} show
+ * it (once per follower start: a restarted stage that meets the same version reports it again).
+ * Until version 0 exists it reports {@code waiting for version 0 of run R}.
  */
 public final class ModelFollower implements AutoCloseable {
 
@@ -55,14 +65,23 @@ public final class ModelFollower implements AutoCloseable {
     private final AtomicReference<String> status = new AtomicReference<>();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final Set<Long> rejectedVersions = new HashSet<>();
+    private final Optional<String> stage;
+    private final EventSerde<DeadLetter> deadLetterSerde;
+    private KafkaProducer<byte[], byte[]> deadLetterProducer;
     private volatile boolean running = true;
 
     private ModelFollower(
             final ModelChannel channel,
             final Optional<ArtifactStore> store,
             final Listener listener,
-            final Duration pollTimeout) {
+            final Duration pollTimeout,
+            final Optional<String> stage) {
         this.channel = Objects.requireNonNull(channel, "channel");
+        this.stage = Objects.requireNonNull(stage, "stage");
+        this.deadLetterSerde =
+                stage.isPresent()
+                        ? channel.deadLetterTopic().valueSerde(channel.serdeConfig())
+                        : null;
         this.listener = Objects.requireNonNull(listener, "listener");
         this.pollTimeout = Objects.requireNonNull(pollTimeout, "pollTimeout");
         this.reader = new ModelChannelReader(channel, store, Duration.ofSeconds(30));
@@ -78,13 +97,18 @@ public final class ModelFollower implements AutoCloseable {
     /**
      * Starts following {@code channel}; the listener runs on the follower's thread, one version at
      * a time, and the follower keeps the previous version when it throws.
+     *
+     * @param stage the stage the follower serves, named on the dead letter of each version it
+     *     rejects; empty for a tool that only watches (nothing is dead-lettered)
      */
     public static ModelFollower start(
             final ModelChannel channel,
             final Optional<ArtifactStore> store,
             final Listener listener,
-            final Duration pollTimeout) {
-        final ModelFollower follower = new ModelFollower(channel, store, listener, pollTimeout);
+            final Duration pollTimeout,
+            final Optional<String> stage) {
+        final ModelFollower follower =
+                new ModelFollower(channel, store, listener, pollTimeout, stage);
         follower.thread.start();
         return follower;
     }
@@ -126,7 +150,7 @@ public final class ModelFollower implements AutoCloseable {
                         continue;
                     }
                 }
-                final List<ModelVersion> fresh = new ArrayList<>();
+                final List<Published> fresh = new ArrayList<>();
                 for (final ConsumerRecord<String, byte[]> r : consumer.poll(pollTimeout)) {
                     if (r.value() == null) {
                         continue;
@@ -142,11 +166,12 @@ public final class ModelFollower implements AutoCloseable {
                                 r.partition(),
                                 r.offset(),
                                 e.getMessage());
+                        deadLetter(r, e, DeadLetters.reasonOf(e));
                         continue;
                     }
                     if (m.getVersion() > current.get()
                             && !rejectedVersions.contains(m.getVersion())) {
-                        fresh.add(m);
+                        fresh.add(new Published(m, r));
                     }
                 }
                 if (fresh.isEmpty()) {
@@ -157,8 +182,10 @@ public final class ModelFollower implements AutoCloseable {
                 }
                 // Catching up from the beginning, only the newest version is worth loading; an
                 // older one is tried only when every newer one is rejected.
-                fresh.sort(Comparator.comparingLong(ModelVersion::getVersion).reversed());
-                for (final ModelVersion m : fresh) {
+                fresh.sort(
+                        Comparator.comparingLong((Published p) -> p.manifest().getVersion())
+                                .reversed());
+                for (final Published m : fresh) {
                     if (tryLoad(m)) {
                         break;
                     }
@@ -203,18 +230,22 @@ public final class ModelFollower implements AutoCloseable {
         return lastLogNanos;
     }
 
-    private boolean tryLoad(final ModelVersion m) {
+    /** A manifest and the record it came in. */
+    private record Published(ModelVersion manifest, ConsumerRecord<String, byte[]> record) {}
+
+    private boolean tryLoad(final Published published) {
+        final ModelVersion m = published.manifest();
         final VerifiedArtifact artifact;
         try {
             artifact = reader.fetch(m);
         } catch (final ArtifactRejectedException e) {
-            reject(m, e.getMessage(), null);
+            reject(published, e.reason(), e, false);
             return false;
         }
         try {
             listener.install(artifact, reader);
         } catch (final RuntimeException e) {
-            reject(m, "the listener failed to load it: " + e, e);
+            reject(published, "it could not be loaded: " + e, e, true);
             return false;
         }
         current.set(m.getVersion());
@@ -227,7 +258,12 @@ public final class ModelFollower implements AutoCloseable {
         return true;
     }
 
-    private void reject(final ModelVersion m, final String why, final Throwable cause) {
+    private void reject(
+            final Published published,
+            final String why,
+            final Exception cause,
+            final boolean logTrace) {
+        final ModelVersion m = published.manifest();
         rejectedVersions.add(m.getVersion());
         rejected.incrementAndGet();
         LOG.error(
@@ -236,7 +272,71 @@ public final class ModelFollower implements AutoCloseable {
                 channel.run(),
                 current.get(),
                 why,
-                cause);
+                logTrace ? cause : null);
+        final String kept =
+                current.get() < 0
+                        ? " (no version loaded yet)"
+                        : " (keeping version " + current.get() + ")";
+        deadLetter(
+                published.record(),
+                new ArtifactRejectedException(channel.run(), m.getVersion(), why + kept),
+                DeadLetters.MODEL_REJECTED);
+    }
+
+    /**
+     * Reports a manifest the follower could not use on the run's dead-letter topic, when it serves
+     * a stage. Sent without waiting: an unreachable broker delays the report, never the follower.
+     */
+    private void deadLetter(
+            final ConsumerRecord<String, byte[]> record,
+            final Exception error,
+            final String reason) {
+        if (stage.isEmpty()) {
+            return;
+        }
+        try {
+            if (deadLetterProducer == null) {
+                deadLetterProducer =
+                        new KafkaProducer<>(
+                                channel.plainProducerConfig(
+                                        "rwml-model-follower-dlq-" + channel.run()));
+            }
+            final ProducerRecord<byte[], DeadLetter> letter =
+                    DeadLetters.toDeadLetterTopic(
+                            channel.deadLetterTopic(),
+                            DeadLetters.of(
+                                    stage.get(),
+                                    record.topic(),
+                                    record.partition(),
+                                    record.offset(),
+                                    record.key() == null
+                                            ? null
+                                            : ModelChannel.keyBytes(record.key()),
+                                    record.value(),
+                                    record.headers(),
+                                    error,
+                                    Instant.now()),
+                            reason);
+            deadLetterProducer.send(
+                    new ProducerRecord<>(
+                            letter.topic(),
+                            null,
+                            letter.key(),
+                            deadLetterSerde.serializer().serialize(letter.topic(), letter.value()),
+                            letter.headers()),
+                    (metadata, e) -> {
+                        if (e != null) {
+                            LOG.error(
+                                    "Model follower: could not dead-letter {}-{}@{}: {}",
+                                    record.topic(),
+                                    record.partition(),
+                                    record.offset(),
+                                    e.toString());
+                        }
+                    });
+        } catch (final RuntimeException e) {
+            LOG.error("Model follower: could not dead-letter a rejected version: {}", e.toString());
+        }
     }
 
     /** Stops the thread and closes its consumers. */
@@ -252,5 +352,11 @@ public final class ModelFollower implements AutoCloseable {
         }
         consumer.close();
         reader.close();
+        if (deadLetterProducer != null) {
+            deadLetterProducer.close(Duration.ofSeconds(5));
+        }
+        if (deadLetterSerde != null) {
+            deadLetterSerde.close();
+        }
     }
 }

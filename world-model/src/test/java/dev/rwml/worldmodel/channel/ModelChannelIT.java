@@ -1,20 +1,25 @@
 package dev.rwml.worldmodel.channel;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.rwml.events.ArtifactRef;
+import dev.rwml.events.DeadLetter;
 import dev.rwml.events.ModelChunk;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.ops.embedded.KafkaStack;
+import dev.rwml.schemas.deadletter.DeadLetters;
+import dev.rwml.schemas.serde.EventSerde;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +34,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -41,6 +47,7 @@ class ModelChannelIT {
 
     private static final AtomicInteger RUNS = new AtomicInteger();
     private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final String STAGE = "prediction";
 
     @TempDir Path dir;
 
@@ -66,7 +73,8 @@ class ModelChannelIT {
                         channel,
                         Optional.empty(),
                         (artifact, versions) -> onVersion.accept(artifact),
-                        Duration.ofMillis(100)));
+                        Duration.ofMillis(100),
+                        Optional.of(STAGE)));
     }
 
     /** A fresh run with its topics, so tests do not see each other's versions. */
@@ -146,7 +154,7 @@ class ModelChannelIT {
     }
 
     @Test
-    void shouldRejectAVersionWhoseShaDoesNotMatchAndKeepTheCurrentOne() throws Exception {
+    void shouldRejectEachCorruptArtifactKeepTheCurrentVersionAndDeadLetterWhy() throws Exception {
         final ModelChannel channel = newChannel();
         final ModelPublisher publisher = smallChunks(channel);
         final KafkaProducer<byte[], byte[]> producer = producer(channel);
@@ -156,52 +164,146 @@ class ModelChannelIT {
                 publish(publisher, producer, channel, 0, ChannelFixtures.artifact(10_000, 0));
         await().atMost(WAIT).until(() -> follower.currentVersion() == 0);
 
-        // Version 1's chunks hold one artifact, its manifest claims another artifact's hash.
-        final byte[] actual = ChannelFixtures.artifact(3_000, 1);
+        // Version 1: its chunk holds one artifact, its manifest claims another artifact's hash.
+        final byte[] one = ChannelFixtures.artifact(3_000, 1);
+        sendCorrupt(producer, channel, v0, 1, List.of(one), one.length, 1, sha(99));
+        await().atMost(WAIT).until(() -> follower.rejectedCount() == 1);
+        // Version 2: the manifest is right, one byte of its second chunk is flipped on the way.
+        final byte[] two = ChannelFixtures.artifact(6_000, 2);
+        final byte[] flipped = Arrays.copyOfRange(two, 3_000, 6_000);
+        flipped[100] ^= 0x10;
+        sendCorrupt(
+                producer,
+                channel,
+                v0,
+                2,
+                List.of(Arrays.copyOfRange(two, 0, 3_000), flipped),
+                two.length,
+                2,
+                Artifacts.sha256Hex(two));
+        await().atMost(WAIT).until(() -> follower.rejectedCount() == 2);
+        // Version 3: the manifest names two chunks, only the first was ever written.
+        final byte[] three = ChannelFixtures.artifact(6_000, 3);
+        sendCorrupt(
+                producer,
+                channel,
+                v0,
+                3,
+                List.of(Arrays.copyOfRange(three, 0, 3_000)),
+                three.length,
+                2,
+                Artifacts.sha256Hex(three));
+        await().atMost(WAIT).until(() -> follower.rejectedCount() == 3);
+        assertThat(follower.currentVersion()).isZero();
+        assertThat(loaded).containsExactly(0L);
+
+        final List<ConsumerRecord<byte[], byte[]>> letters =
+                await().atMost(WAIT)
+                        .until(
+                                () -> readAll(channel, channel.deadLetterTopic().name()),
+                                l -> l.size() == 3);
+        final EventSerde<DeadLetter> serde =
+                closeLater(channel.deadLetterTopic().valueSerde(channel.serdeConfig()));
+        final List<String> messages = new ArrayList<>();
+        for (final ConsumerRecord<byte[], byte[]> r : letters) {
+            final DeadLetter letter = serde.deserializer().deserialize(r.topic(), r.value());
+            assertThat(header(r, DeadLetters.REASON_HEADER)).isEqualTo(DeadLetters.MODEL_REJECTED);
+            assertThat(letter.getStage()).isEqualTo(STAGE);
+            assertThat(letter.getSourceTopic()).isEqualTo(channel.modelsTopic());
+            assertThat(letter.getErrorMessage()).endsWith("(keeping version 0)");
+            messages.add(letter.getErrorMessage());
+        }
+        assertThat(messages.get(0)).startsWith("model version 1 of run").contains("SHA-256");
+        assertThat(messages.get(1)).startsWith("model version 2 of run").contains("SHA-256");
+        assertThat(messages.get(2))
+                .startsWith("model version 3 of run")
+                .contains("found 1 of its 2 chunks");
+
+        publish(publisher, producer, channel, 4, ChannelFixtures.artifact(5_000, 4));
+        await().atMost(WAIT).until(() -> follower.currentVersion() == 4);
+        assertThat(loaded).containsExactly(0L, 4L);
+    }
+
+    /** Writes {@code parts} as chunks of {@code version} and a manifest with the given claims. */
+    private static void sendCorrupt(
+            final KafkaProducer<byte[], byte[]> producer,
+            final ModelChannel channel,
+            final ModelVersion template,
+            final long version,
+            final List<byte[]> parts,
+            final long claimedSize,
+            final int claimedChunks,
+            final String claimedSha)
+            throws Exception {
         producer.beginTransaction();
-        final long offset =
-                producer.send(
-                                new ProducerRecord<>(
-                                        channel.chunksTopic(),
-                                        0,
-                                        ModelChannel.keyBytes(ModelChannel.chunkKey(1, 0)),
-                                        channel.serializeChunk(
-                                                ModelChunk.newBuilder()
-                                                        .setRun(channel.run())
-                                                        .setVersion(1)
-                                                        .setIndex(0)
-                                                        .setCount(1)
-                                                        .setData(ByteBuffer.wrap(actual))
-                                                        .build())))
-                        .get()
-                        .offset();
-        final ArtifactRef lying =
-                ArtifactRef.newBuilder(v0.getArtifact())
-                        .setSizeBytes(actual.length)
-                        .setChunkCount(1)
-                        .setFirstChunkOffset(offset)
-                        .setSha256(Artifacts.sha256Hex(ChannelFixtures.artifact(3_000, 99)))
+        long first = -1;
+        for (int i = 0; i < parts.size(); i++) {
+            final long offset =
+                    producer.send(
+                                    new ProducerRecord<>(
+                                            channel.chunksTopic(),
+                                            0,
+                                            ModelChannel.keyBytes(
+                                                    ModelChannel.chunkKey(version, i)),
+                                            channel.serializeChunk(
+                                                    ModelChunk.newBuilder()
+                                                            .setRun(channel.run())
+                                                            .setVersion(version)
+                                                            .setIndex(i)
+                                                            .setCount(claimedChunks)
+                                                            .setData(ByteBuffer.wrap(parts.get(i)))
+                                                            .build())))
+                            .get()
+                            .offset();
+            first = first < 0 ? offset : first;
+        }
+        final ArtifactRef claims =
+                ArtifactRef.newBuilder(template.getArtifact())
+                        .setSizeBytes(claimedSize)
+                        .setChunkCount(claimedChunks)
+                        .setFirstChunkOffset(first)
+                        .setSha256(claimedSha)
                         .build();
-        final ModelVersion corrupt =
-                ChannelFixtures.manifest(channel.run(), 1).setArtifact(lying).build();
         producer.send(
                 new ProducerRecord<>(
                         channel.modelsTopic(),
-                        ModelChannel.keyBytes("1"),
-                        channel.serializeManifest(corrupt)));
+                        ModelChannel.keyBytes(Long.toString(version)),
+                        channel.serializeManifest(
+                                ChannelFixtures.manifest(channel.run(), version)
+                                        .setArtifact(claims)
+                                        .build())));
         producer.commitTransaction();
+    }
 
-        await().atMost(WAIT).until(() -> follower.rejectedCount() == 1);
-        assertThat(follower.currentVersion()).isZero();
-        final ModelChannelReader reader =
-                closeLater(new ModelChannelReader(channel, Optional.empty(), WAIT));
-        assertThatThrownBy(() -> reader.fetch(1))
-                .isInstanceOf(ArtifactRejectedException.class)
-                .hasMessageContaining("SHA-256");
+    private static String sha(final int seed) {
+        return Artifacts.sha256Hex(ChannelFixtures.artifact(3_000, seed));
+    }
 
-        publish(publisher, producer, channel, 2, ChannelFixtures.artifact(5_000, 2));
-        await().atMost(WAIT).until(() -> follower.currentVersion() == 2);
-        assertThat(loaded).containsExactly(0L, 2L);
+    private static List<ConsumerRecord<byte[], byte[]>> readAll(
+            final ModelChannel channel, final String topic) {
+        final Map<String, Object> config = new HashMap<>(channel.consumerConfig("it-read"));
+        config.put("key.deserializer", ByteArrayDeserializer.class);
+        final List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config)) {
+            final List<TopicPartition> tps =
+                    consumer.partitionsFor(topic).stream()
+                            .map(p -> new TopicPartition(topic, p.partition()))
+                            .toList();
+            consumer.assign(tps);
+            consumer.seekToBeginning(tps);
+            final Map<TopicPartition, Long> end = consumer.endOffsets(tps);
+            final long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (tps.stream().anyMatch(p -> consumer.position(p) < end.get(p))
+                    && System.nanoTime() < deadline) {
+                consumer.poll(Duration.ofMillis(200)).forEach(out::add);
+            }
+        }
+        out.sort(Comparator.comparingLong(ConsumerRecord::timestamp));
+        return out;
+    }
+
+    private static String header(final ConsumerRecord<byte[], byte[]> r, final String name) {
+        return new String(r.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
     }
 
     @Test

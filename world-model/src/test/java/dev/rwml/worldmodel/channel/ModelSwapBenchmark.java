@@ -145,7 +145,8 @@ class ModelSwapBenchmark {
                                         old.close();
                                     }
                                 },
-                                Duration.ofMillis(500))) {
+                                Duration.ofMillis(500),
+                                Optional.empty())) {
             producer.initTransactions();
             final ModelPublisher publisher = ModelPublisher.chunked(channel);
             final List<Double> millis = new ArrayList<>();
