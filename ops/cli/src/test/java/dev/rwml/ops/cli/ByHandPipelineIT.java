@@ -13,28 +13,38 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.rwml.events.ArtifactRef;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.ops.cli.RwmlProcesses.Child;
 import dev.rwml.runtime.lifecycle.StageRunner;
+import dev.rwml.schemas.deadletter.DeadLetters;
+import dev.rwml.schemas.serde.EventSerde;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicCatalog;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -151,6 +161,7 @@ class ByHandPipelineIT {
                     .as("one rewarded group per prediction group")
                     .isEqualTo(produced);
             assertStatusShowsTheRun();
+            assertACorruptVersionIsRejectedAndShownByStatus(bootstrap, registry, topics, predict);
 
             stages.forEach(stage -> stage.process().destroy());
             for (final Child stage : stages) {
@@ -234,6 +245,78 @@ class ByHandPipelineIT {
         assertThat(versions).as("versions in %s", json).contains(0L, 1L);
     }
 
+    /**
+     * A version whose manifest names chunks that were never written and a wrong SHA-256 (the
+     * trainer is idle: no transitions come after the test's): the prediction process keeps its
+     * version and dead-letters the new one, and {@code ./rwml status} names the version and what
+     * was wrong. {@code ModelChannelIT} covers a flipped byte and a wrong SHA-256 of real chunks.
+     */
+    private void assertACorruptVersionIsRejectedAndShownByStatus(
+            final String bootstrap,
+            final String registry,
+            final RunTopics topics,
+            final Child predict)
+            throws Exception {
+        final Map<String, String> serde = EventSerdes.registryConfig(registry);
+        final ModelVersion latest = latestManifest(bootstrap, registry, topics).orElseThrow();
+        final long corrupt = latest.getVersion() + 1;
+        final ModelVersion lying =
+                ModelVersion.newBuilder(latest)
+                        .setVersion(corrupt)
+                        .setParentVersion(latest.getVersion())
+                        .setArtifact(
+                                ArtifactRef.newBuilder(latest.getArtifact())
+                                        .setSha256("0".repeat(64))
+                                        .build())
+                        .build();
+        try (KafkaProducer<byte[], byte[]> producer =
+                        new KafkaProducer<>(
+                                Map.of(
+                                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                                        bootstrap,
+                                        ProducerConfig.TRANSACTIONAL_ID_CONFIG,
+                                        "byhand-it-corrupt",
+                                        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+                                        ByteArraySerializer.class,
+                                        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+                                        ByteArraySerializer.class));
+                EventSerde<ModelVersion> manifests = topics.models().valueSerde(serde)) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            producer.send(
+                    new ProducerRecord<>(
+                            topics.models().name(),
+                            Long.toString(corrupt).getBytes(StandardCharsets.UTF_8),
+                            manifests.serializer().serialize(topics.models().name(), lying)));
+            producer.commitTransaction();
+        }
+        await("rwml status shows version " + corrupt + " rejected by the prediction stage")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofSeconds(2))
+                .untilAsserted(
+                        () -> {
+                            final Child status =
+                                    rwml.runToEnd("status-rejected", "status --run " + RUN);
+                            assertThat(Files.readString(status.out()))
+                                    .as("rwml status%s", status.tails())
+                                    .contains(
+                                            "prediction "
+                                                    + DeadLetters.MODEL_REJECTED
+                                                    + " from "
+                                                    + topics.models().name())
+                                    .contains(
+                                            "model version "
+                                                    + corrupt
+                                                    + " of run '"
+                                                    + RUN
+                                                    + "' rejected: found 0 of its");
+                        });
+        assertThat(Files.readString(predict.log()))
+                .as("the prediction stage's log")
+                .contains("rejected version " + corrupt)
+                .doesNotContain("loaded version " + corrupt);
+    }
+
     // ---- Kafka ----
 
     private static Map<TopicPartition, Long> committed(final Admin admin, final String group)
@@ -307,7 +390,7 @@ class ByHandPipelineIT {
         }
     }
 
-    private static long latestVersion(
+    private static Optional<ModelVersion> latestManifest(
             final String bootstrap, final String registry, final RunTopics topics) {
         final Deserializer<ModelVersion> manifests =
                 topics.models().valueSerde(EventSerdes.registryConfig(registry)).deserializer();
@@ -316,9 +399,14 @@ class ByHandPipelineIT {
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             return readToEnd(consumer, partitions, manifests).stream()
-                    .mapToLong(ModelVersion::getVersion)
-                    .max()
-                    .orElse(-1);
+                    .max(Comparator.comparingLong(ModelVersion::getVersion));
         }
+    }
+
+    private static long latestVersion(
+            final String bootstrap, final String registry, final RunTopics topics) {
+        return latestManifest(bootstrap, registry, topics)
+                .map(ModelVersion::getVersion)
+                .orElse(-1L);
     }
 }
