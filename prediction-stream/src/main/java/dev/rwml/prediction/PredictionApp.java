@@ -13,9 +13,12 @@ import dev.rwml.runtime.start.StartPositions;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
+import dev.rwml.worldmodel.DjlRuntime;
+import dev.rwml.worldmodel.ModelRuntime;
 import dev.rwml.worldmodel.channel.ModelChannel;
 import dev.rwml.worldmodel.channel.ModelChannelReader;
 import dev.rwml.worldmodel.channel.ModelFollower;
+import dev.rwml.worldmodel.model.MemoryEstimate;
 import dev.rwml.worldmodel.serve.CheckpointModelLoader;
 import dev.rwml.worldmodel.serve.ModelLoader;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -27,6 +30,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.admin.Admin;
@@ -213,6 +217,10 @@ public final class PredictionApp implements RunningStage {
                             config.promptBudget(context),
                             context,
                             config.maxNewTokens());
+                    final int promptTokens = config.promptBudget(context);
+                    lease.model()
+                            .samplingMemory(config.batchSize(), promptTokens, config.sampling())
+                            .ifPresent(need -> requireMemory(need, promptTokens));
                 }
                 try (Admin admin = config.connection().admin()) {
                     StartPositions.seekIfNew(
@@ -241,6 +249,46 @@ public final class PredictionApp implements RunningStage {
                     new StageFailedException(
                             "the prediction stage could not start: " + e.getMessage(), e));
         }
+    }
+
+    /**
+     * Refuses a batch that cannot fit in the memory the device has free beside the loaded model,
+     * before anything is consumed, with the estimate and what to lower.
+     */
+    private void requireMemory(final MemoryEstimate need, final int promptTokens) {
+        final String batch =
+                "batch.size="
+                        + config.batchSize()
+                        + " transitions x group.size="
+                        + config.sampling().groupSize()
+                        + " samples of up to "
+                        + promptTokens
+                        + " prompt + "
+                        + config.maxNewTokens()
+                        + " new tokens";
+        final OptionalLong free = config.model().batchMemory();
+        if (free.isPresent() && need.total() > free.getAsLong()) {
+            throw new IllegalStateException(
+                    "a batch of "
+                            + batch
+                            + " needs about "
+                            + need.describe()
+                            + " beyond the loaded model, but "
+                            + MemoryEstimate.size(free.getAsLong())
+                            + (config.model().memoryLimit().isPresent()
+                                    ? " is allowed (" + ModelRuntime.MEMORY_LIMIT + ")"
+                                    : " is free on " + DjlRuntime.device())
+                            + ": lower batch.size, group.size, prompt.max.tokens or"
+                            + " sampling.max.new.tokens");
+        }
+        LOG.info(
+                "Run {}: a batch of {} needs about {} beyond the loaded model; {} available on"
+                        + " {}",
+                config.run(),
+                batch,
+                need.describe(),
+                free.isPresent() ? MemoryEstimate.size(free.getAsLong()) : "unknown",
+                DjlRuntime.device());
     }
 
     /** Version 0's lineage, from its manifest on the run's models topic. */

@@ -215,7 +215,7 @@ public record PredictionConfig(
                 s.getInt("batch.size"),
                 s.getDuration("batch.max.wait"),
                 s.getInt(StreamsLifecycle.STREAM_THREADS),
-                new ModelRuntime(s.getInt(ModelRuntime.THREADS), s.getString(ModelRuntime.DEVICE)),
+                ModelRuntime.from(s),
                 new LinkedHashSet<>(s.getList("select.envs")),
                 new LinkedHashSet<>(s.getList("select.splits")),
                 s.getInt("prompt.max.tokens"),

@@ -19,6 +19,7 @@ import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
+import dev.rwml.worldmodel.ModelRuntime;
 import dev.rwml.worldmodel.channel.ArtifactSource;
 import dev.rwml.worldmodel.channel.ChunkObserver;
 import dev.rwml.worldmodel.channel.ModelChannel;
@@ -504,6 +505,34 @@ class PredictionAppIT {
         assertThat(early).allSatisfy(id -> assertThat(versions.get(id)).isZero());
         assertThat(afterCorrupt).allSatisfy(id -> assertThat(versions.get(id)).isZero());
         assertThat(afterSwap).allSatisfy(id -> assertThat(versions.get(id)).isEqualTo(2L));
+    }
+
+    @Test
+    void shouldRefuseAtStartABatchThatCannotFitTheMemoryItMayUse() {
+        // 64 prompts of 500 tokens x G = 8 of the tiny model: hundreds of MiB, against 1 MiB
+        final PredictionApp app =
+                startApp(
+                        Map.of(
+                                "batch.size",
+                                "64",
+                                "group.size",
+                                "8",
+                                ModelRuntime.MEMORY_LIMIT,
+                                "1m"));
+        final List<String> ids = produceTransitions("memory", 0, 2);
+        publishModel(0, 1);
+        await().atMost(WAIT).until(() -> app.termination().isDone());
+        assertThat(app.phase()).isEqualTo(PredictionApp.Phase.FAILED);
+        assertThat(app.termination())
+                .failsWithin(Duration.ZERO)
+                .withThrowableThat()
+                .havingRootCause()
+                .withMessageContaining("a batch of batch.size=64 transitions x group.size=8")
+                .withMessageContaining("needs about")
+                .withMessageContaining("KV cache")
+                .withMessageContaining("is allowed (model.memory.limit)")
+                .withMessageContaining("lower batch.size");
+        assertThat(keys(groups())).doesNotContainAnyElementsOf(ids);
     }
 
     @Test

@@ -285,7 +285,7 @@ public record TrainerConfig(
                 dir.isBlank() ? Optional.empty() : Optional.of(Path.of(dir)),
                 s.getLong("external.artifact.bytes"),
                 s.getDuration("poll.timeout"),
-                new ModelRuntime(s.getInt(ModelRuntime.THREADS), s.getString(ModelRuntime.DEVICE)));
+                ModelRuntime.from(s));
     }
 
     /** Loads from every source in the one precedence; see {@link SettingsDefinition}. */

@@ -1,8 +1,12 @@
 package dev.rwml.worldmodel;
 
+import dev.rwml.worldmodel.model.MemoryEstimate;
 import java.util.List;
 import java.util.Locale;
+import java.util.OptionalLong;
+import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigException;
 
 /**
  * Where and how a stage that holds a world model runs it: the device ({@code cpu}, {@code gpu} or
@@ -12,8 +16,9 @@ import org.apache.kafka.common.config.ConfigDef;
  * @param threads PyTorch intra-op threads
  * @param device {@code cpu}, {@code gpu} (the first GPU; refused when PyTorch sees none) or {@code
  *     auto} (the first GPU when PyTorch sees one, else the CPU)
+ * @param memoryLimit bytes a batch may use beside the loaded model; empty: what the device has free
  */
-public record ModelRuntime(int threads, String device) {
+public record ModelRuntime(int threads, String device, OptionalLong memoryLimit) {
 
     /** The setting of the thread count. */
     public static final String THREADS = "model.threads";
@@ -21,8 +26,16 @@ public record ModelRuntime(int threads, String device) {
     /** The setting of the device. */
     public static final String DEVICE = "model.device";
 
+    /** The setting of the memory a batch may use beside the loaded model. */
+    public static final String MEMORY_LIMIT = "model.memory.limit";
+
     /** The device choices. */
     public static final List<String> DEVICES = List.of("cpu", "gpu", "auto");
+
+    /** On {@code device} with {@code threads}, limited by what the device has free. */
+    public ModelRuntime(final int threads, final String device) {
+        this(threads, device, OptionalLong.empty());
+    }
 
     public ModelRuntime {
         if (threads < 1) {
@@ -35,7 +48,40 @@ public record ModelRuntime(int threads, String device) {
         }
     }
 
-    /** Declares {@link #THREADS} and {@link #DEVICE}. */
+    /** The three settings as {@link #define} declared them. */
+    public static ModelRuntime from(final AbstractConfig settings) {
+        final String limit = settings.getString(MEMORY_LIMIT).trim();
+        return new ModelRuntime(
+                settings.getInt(THREADS),
+                settings.getString(DEVICE),
+                limit.isEmpty() ? OptionalLong.empty() : OptionalLong.of(bytes(limit)));
+    }
+
+    /** {@code 512m}, {@code 8g}, {@code 1.5g} or a byte count, as a number of bytes. */
+    static long bytes(final String size) {
+        final String s = size.trim().toLowerCase(Locale.ROOT);
+        final int unit = "kmgt".indexOf(s.isEmpty() ? ' ' : s.charAt(s.length() - 1));
+        try {
+            final double value =
+                    Double.parseDouble(unit < 0 ? s : s.substring(0, s.length() - 1).trim());
+            if (value <= 0) {
+                throw new NumberFormatException();
+            }
+            return (long) (value * Math.pow(1024, unit + 1));
+        } catch (final NumberFormatException e) {
+            throw new ConfigException(
+                    MEMORY_LIMIT, size, "give a positive size such as 512m, 8g or a byte count");
+        }
+    }
+
+    /** Bytes a batch may use beside the loaded model: the limit, else what the device has free. */
+    public OptionalLong batchMemory() {
+        return memoryLimit.isPresent()
+                ? memoryLimit
+                : MemoryEstimate.available(DjlRuntime.device());
+    }
+
+    /** Declares {@link #THREADS}, {@link #DEVICE} and {@link #MEMORY_LIMIT}. */
     public static ConfigDef define(final ConfigDef def) {
         return def.define(
                         THREADS,
@@ -52,7 +98,16 @@ public record ModelRuntime(int threads, String device) {
                         ConfigDef.Importance.MEDIUM,
                         "Where the world model runs: cpu, gpu (refused when PyTorch sees none) or"
                                 + " auto (a GPU when PyTorch sees one, else the CPU). The command"
-                                + " flag --device sets it.");
+                                + " flag --device sets it.")
+                .define(
+                        MEMORY_LIMIT,
+                        ConfigDef.Type.STRING,
+                        "",
+                        ConfigDef.Importance.LOW,
+                        "Memory a batch may use beside the loaded model (e.g. 6g, as a container's"
+                                + " limit allows); empty: what the device has free (the host's"
+                                + " MemAvailable, a GPU's free memory). A batch estimated above it"
+                                + " is refused at start.");
     }
 
     /**

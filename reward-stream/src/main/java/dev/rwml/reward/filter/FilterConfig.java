@@ -171,7 +171,7 @@ public record FilterConfig(
                 ScoringSettings.subsample(s),
                 s.getInt("max.text.chars"),
                 s.getInt(StreamsLifecycle.STREAM_THREADS),
-                new ModelRuntime(s.getInt(ModelRuntime.THREADS), s.getString(ModelRuntime.DEVICE)),
+                ModelRuntime.from(s),
                 s.getString("state.dir"),
                 s.under(STREAMS_PREFIX));
     }

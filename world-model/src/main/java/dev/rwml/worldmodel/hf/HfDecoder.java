@@ -11,6 +11,7 @@ import ai.djl.ndarray.types.SparseFormat;
 import ai.djl.nn.Activation;
 import ai.djl.nn.core.Linear;
 import dev.rwml.worldmodel.model.CausalLM;
+import dev.rwml.worldmodel.model.DecoderShape;
 import dev.rwml.worldmodel.model.KvCache;
 import dev.rwml.worldmodel.model.Scalars;
 import dev.rwml.worldmodel.model.Tensor;
@@ -181,6 +182,19 @@ public final class HfDecoder implements CausalLM {
         return config.maxPositions();
     }
 
+    @Override
+    public DecoderShape shape() {
+        return new DecoderShape(
+                config.parameterCount(),
+                config.layers(),
+                config.hiddenSize(),
+                config.heads(),
+                config.kvHeads(),
+                config.headDim(),
+                config.intermediateSize(),
+                config.vocabSize());
+    }
+
     /**
      * Parameters by exact Hugging Face name, in checkpoint order; for an adapter view, the
      * adapter's by PEFT name (the base is frozen).
@@ -209,26 +223,8 @@ public final class HfDecoder implements CausalLM {
                 cacheManager, config.layers(), config.kvHeads(), config.headDim(), batch, capacity);
     }
 
-    /**
-     * Logits (batch, steps, vocab) for token ids (batch, steps, int64) at the given positions
-     * (batch, steps, int64). {@code bias} is an additive attention bias broadcastable to (batch,
-     * heads, steps, keys), or null for none; with a {@code cache}, the steps' keys and values are
-     * appended to it and the queries attend to everything cached.
-     */
     @Override
-    public NDArray forward(
-            final NDArray ids, final NDArray positions, final NDArray bias, final KvCache cache) {
-        return head(hidden(ids, positions, bias, cache));
-    }
-
-    /** Logits (batch, 1, vocab) of the last step only, as {@link #forward} computes them. */
-    @Override
-    public NDArray lastLogits(
-            final NDArray ids, final NDArray positions, final NDArray bias, final KvCache cache) {
-        return head(hidden(ids, positions, bias, cache).get(":, -1:, :"));
-    }
-
-    private NDArray hidden(
+    public NDArray hidden(
             final NDArray ids, final NDArray positions, final NDArray bias, final KvCache cache) {
         final long batch = ids.getShape().get(0);
         final long steps = ids.getShape().get(1);
@@ -246,7 +242,8 @@ public final class HfDecoder implements CausalLM {
         return rmsNorm(x, p("model.norm.weight"));
     }
 
-    private NDArray head(final NDArray hidden) {
+    @Override
+    public NDArray head(final NDArray hidden) {
         final String name =
                 config.tiedEmbeddings() ? "model.embed_tokens.weight" : "lm_head.weight";
         return Linear.linear(hidden, p(name)).singletonOrThrow();

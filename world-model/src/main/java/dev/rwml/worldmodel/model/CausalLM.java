@@ -1,6 +1,8 @@
 package dev.rwml.worldmodel.model;
 
 import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDArrays;
+import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import java.util.Map;
 
@@ -17,16 +19,35 @@ public interface CausalLM extends AutoCloseable {
     /** The longest sequence (prompt and completion together) the model takes. */
     int maxContext();
 
-    /**
-     * Logits (batch, steps, vocab) for token ids (batch, steps, int64) at the given positions
-     * (batch, steps, int64). {@code bias} is an additive attention bias broadcastable to (batch,
-     * heads, steps, keys), or null for none; with a {@code cache}, the steps' keys and values are
-     * appended to it and the queries attend to everything cached.
-     */
-    NDArray forward(NDArray ids, NDArray positions, NDArray bias, KvCache cache);
+    /** The sizes its memory use follows from ({@link MemoryEstimate}). */
+    DecoderShape shape();
 
-    /** Logits (batch, 1, vocab) of the last step only, as {@link #forward} computes them. */
-    NDArray lastLogits(NDArray ids, NDArray positions, NDArray bias, KvCache cache);
+    /**
+     * The hidden states (batch, steps, hidden) that {@link #head} turns into logits, for token ids
+     * (batch, steps, int64) at the given positions (batch, steps, int64). {@code bias} is an
+     * additive attention bias broadcastable to (batch, heads, steps, keys), or null for none; with
+     * a {@code cache}, the steps' keys and values are appended to it and the queries attend to
+     * everything cached.
+     */
+    NDArray hidden(NDArray ids, NDArray positions, NDArray bias, KvCache cache);
+
+    /** Logits (..., vocab) of hidden states (..., hidden): the LM head. */
+    NDArray head(NDArray hidden);
+
+    /** Logits (batch, steps, vocab): {@link #head} of {@link #hidden}. */
+    default NDArray forward(
+            final NDArray ids, final NDArray positions, final NDArray bias, final KvCache cache) {
+        return head(hidden(ids, positions, bias, cache));
+    }
+
+    /**
+     * Logits (batch, 1, vocab) of the last step only, as {@link #forward} computes them: prefill
+     * needs no more, and the LM head over every prompt position would dominate its cost.
+     */
+    default NDArray lastLogits(
+            final NDArray ids, final NDArray positions, final NDArray bias, final KvCache cache) {
+        return head(hidden(ids, positions, bias, cache).get(":, -1:, :"));
+    }
 
     /** Parameters by name, in checkpoint order. */
     Map<String, NDArray> parameters();
@@ -40,6 +61,49 @@ public interface CausalLM extends AutoCloseable {
     /** Frees the parameters. */
     @Override
     void close();
+
+    /**
+     * The most logits {@link #tokenLogProbs} holds at once: 2^24 floats (64 MiB), so a 150k
+     * vocabulary never needs a (batch, tokens, vocab) tensor.
+     */
+    long LOGIT_CHUNK_ELEMENTS = 1L << 24;
+
+    /**
+     * log softmax(head(hidden))[target] of every step (batch, steps): the LM head and the softmax
+     * run over chunks of steps of at most {@code maxLogits} logits each, every chunk's arrays freed
+     * before the next (under a gradient collector the graph keeps what backward needs). Matches
+     * {@link #logProbsOf} of the whole {@link #forward}.
+     *
+     * @param hidden (batch, steps, hidden) in {@code step}
+     * @param targets (batch, steps, 1) int64 token ids
+     */
+    static NDArray tokenLogProbs(
+            final CausalLM model,
+            final NDArray hidden,
+            final NDArray targets,
+            final NDManager step,
+            final long maxLogits) {
+        final long rows = hidden.getShape().get(0);
+        final long steps = hidden.getShape().get(1);
+        final long perChunk = Math.max(1, maxLogits / Math.max(1, rows * model.vocabSize()));
+        if (perChunk >= steps) {
+            return logProbsOf(model.head(hidden), targets);
+        }
+        final NDList parts = new NDList();
+        for (long start = 0; start < steps; start += perChunk) {
+            final long end = Math.min(steps, start + perChunk);
+            try (NDManager chunk = step.newSubManager()) {
+                final NDArray h = hidden.get(":, " + start + ":" + end + ", :");
+                final NDArray t = targets.get(":, " + start + ":" + end + ", :");
+                h.attach(chunk);
+                t.attach(chunk);
+                final NDArray logProbs = logProbsOf(model.head(h), t);
+                logProbs.attach(step);
+                parts.add(logProbs);
+            }
+        }
+        return NDArrays.concat(parts, 1);
+    }
 
     /**
      * log softmax(logits)[target] along the last axis at temperature 1, computed as the gathered

@@ -88,7 +88,8 @@ public record SequenceBatch(
 
     /**
      * Log-probabilities (rows, length - 1) of each next token at temperature 1, from one causal
-     * pass over every whole sequence (positions from 0); multiply by the completion mask to keep
+     * pass over every whole sequence (positions from 0), the LM head and softmax in chunks of
+     * positions ({@link CausalLM#tokenLogProbs}); multiply by the completion mask to keep
      * completion tokens only. Records the autograd graph inside a gradient collector.
      */
     public NDArray logProbs(final CausalLM model, final NDManager step) {
@@ -96,14 +97,19 @@ public record SequenceBatch(
         for (int i = 0; i < pos.length; i++) {
             pos[i] = i % length;
         }
-        final NDArray logits =
-                model.forward(
+        final NDArray hidden =
+                model.hidden(
                                 step.create(ids, new Shape(rows, length)),
                                 step.create(pos, new Shape(rows, length)),
                                 Masks.causal(step, length),
                                 null)
                         .get(":, :-1, :");
-        return CausalLM.logProbsOf(logits, step.create(targets(), new Shape(rows, length - 1, 1)))
+        return CausalLM.tokenLogProbs(
+                        model,
+                        hidden,
+                        step.create(targets(), new Shape(rows, length - 1, 1)),
+                        step,
+                        CausalLM.LOGIT_CHUNK_ELEMENTS)
                 .reshape(rows, length - 1);
     }
 

@@ -139,8 +139,12 @@ public record SharedPromptBatch(
                 targets[r * width + j] = c[j];
             }
         }
-        return CausalLM.logProbsOf(
-                        logits(model, step), step.create(targets, new Shape(rows(), width, 1)))
+        return CausalLM.tokenLogProbs(
+                        model,
+                        hidden(model, step),
+                        step.create(targets, new Shape(rows(), width, 1)),
+                        step,
+                        CausalLM.LOGIT_CHUNK_ELEMENTS)
                 .reshape(rows(), width);
     }
 
@@ -149,6 +153,11 @@ public record SharedPromptBatch(
      * prompt's last position for j = 0 and at completion token j - 1 after it.
      */
     public NDArray logits(final CausalLM model, final NDManager step) {
+        return model.head(hidden(model, step));
+    }
+
+    /** The hidden states (rows, width, hidden) whose {@link CausalLM#head} is {@link #logits}. */
+    private NDArray hidden(final CausalLM model, final NDManager step) {
         final int distinct = prompts.size();
         int longest = 0;
         for (final int[] p : prompts) {
@@ -170,11 +179,12 @@ public record SharedPromptBatch(
         final int steps = width - 1;
         final KvCache prefix = model.newCache(step, distinct, longest + Math.max(steps, 1));
         final NDArray first =
-                model.lastLogits(
-                        step.create(ids, new Shape(distinct, longest)),
-                        step.create(pos, new Shape(distinct, longest)),
-                        Masks.causalLeftPadded(step, pad, longest),
-                        prefix);
+                model.hidden(
+                                step.create(ids, new Shape(distinct, longest)),
+                                step.create(pos, new Shape(distinct, longest)),
+                                Masks.causalLeftPadded(step, pad, longest),
+                                prefix)
+                        .get(":, -1:, :");
         final long[] rowIndex = new long[rows()];
         for (int r = 0; r < rows(); r++) {
             rowIndex[r] = promptOfRow[r];
@@ -204,7 +214,7 @@ public record SharedPromptBatch(
             }
         }
         final NDArray rest =
-                model.forward(
+                model.hidden(
                         step.create(inIds, new Shape(rows(), steps)),
                         step.create(inPos, new Shape(rows(), steps)),
                         Masks.afterPrefix(step, rowPad, longest, steps),

@@ -123,6 +123,19 @@ public final class TransformerLM implements CausalLM {
     }
 
     @Override
+    public DecoderShape shape() {
+        return new DecoderShape(
+                config.parameterCount(),
+                config.layers(),
+                config.dModel(),
+                config.heads(),
+                config.heads(),
+                config.headDim(),
+                config.mlp(),
+                config.vocabSize());
+    }
+
+    @Override
     public KvCache newCache(final NDManager cacheManager, final int batch, final int capacity) {
         return new KvCache(cacheManager, config, batch, capacity);
     }
@@ -151,35 +164,15 @@ public final class TransformerLM implements CausalLM {
         return fromTensors(config, toTensors(), parent);
     }
 
-    /**
-     * Logits (batch, steps, vocab) for token ids (batch, steps, int64) at the given positions
-     * (batch, steps, int64). {@code bias} is an additive attention bias broadcastable to (batch,
-     * heads, steps, keys), or null for none; with a {@code cache}, keys and values of the steps are
-     * appended to it and the queries attend to everything cached.
-     */
     @Override
-    public NDArray forward(
-            final NDArray ids, final NDArray positions, final NDArray bias, final KvCache cache) {
-        return head(hidden(ids, positions, bias, cache));
-    }
-
-    /**
-     * Logits (batch, 1, vocab) of the last step only, as {@link #forward} computes them: prefill
-     * needs no more, and the LM head over every prompt position would dominate its cost.
-     */
-    @Override
-    public NDArray lastLogits(
-            final NDArray ids, final NDArray positions, final NDArray bias, final KvCache cache) {
-        return head(hidden(ids, positions, bias, cache).get(":, -1:, :"));
-    }
-
-    private NDArray head(final NDArray hidden) {
+    public NDArray head(final NDArray hidden) {
         final NDArray x = norm(hidden, "ln_f");
         final NDArray weight = config.tiedHead() ? p("tok_emb.weight") : p("lm_head.weight");
         return Linear.linear(x, weight).singletonOrThrow();
     }
 
-    private NDArray hidden(
+    @Override
+    public NDArray hidden(
             final NDArray ids, final NDArray positions, final NDArray bias, final KvCache cache) {
         final Shape shape = ids.getShape();
         final long batch = shape.get(0);

@@ -2,8 +2,10 @@ package dev.rwml.worldmodel.serve;
 
 import dev.rwml.events.Transition;
 import dev.rwml.worldmodel.generate.Sample;
+import dev.rwml.worldmodel.model.MemoryEstimate;
 import dev.rwml.worldmodel.prompt.Prompt;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * One loaded world-model version, as the prediction and filter stages use it: builds the prompt of
@@ -32,6 +34,15 @@ public interface PredictionModel extends AutoCloseable {
      * prompts and model give the same samples.
      */
     List<List<Sample>> sample(List<int[]> prompts, SamplingSettings sampling, long seed);
+
+    /**
+     * What sampling a batch of {@code prompts} prompts of up to {@code promptTokens} tokens needs
+     * beyond the loaded weights, or empty for a model that holds no tensors.
+     */
+    default Optional<MemoryEstimate> samplingMemory(
+            final int prompts, final int promptTokens, final SamplingSettings sampling) {
+        return Optional.empty();
+    }
 
     /** Frees the model's native memory; called once no batch uses this version any more. */
     @Override

@@ -5,12 +5,14 @@ import dev.rwml.worldmodel.generate.Generator;
 import dev.rwml.worldmodel.generate.Sample;
 import dev.rwml.worldmodel.generate.SamplingParams;
 import dev.rwml.worldmodel.model.CausalLM;
+import dev.rwml.worldmodel.model.MemoryEstimate;
 import dev.rwml.worldmodel.prompt.Prompt;
 import dev.rwml.worldmodel.prompt.PromptFormat;
 import dev.rwml.worldmodel.prompt.PromptView;
 import dev.rwml.worldmodel.tokenizer.GenerationTokenizer;
 import dev.rwml.worldmodel.tokenizer.WorldModelTokenizer;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The DJL world model of one version behind {@link PredictionModel}: the paper's prompt over a
@@ -98,6 +100,18 @@ public final class WorldModelPredictor implements PredictionModel {
                 sampling.groupSize(),
                 new SamplingParams(
                         sampling.temperature(), sampling.topP(), sampling.maxNewTokens(), seed));
+    }
+
+    @Override
+    public Optional<MemoryEstimate> samplingMemory(
+            final int prompts, final int promptTokens, final SamplingSettings sampling) {
+        return Optional.of(
+                MemoryEstimate.sampling(
+                        model.shape(),
+                        prompts,
+                        sampling.groupSize(),
+                        promptTokens,
+                        sampling.maxNewTokens()));
     }
 
     @Override
