@@ -13,9 +13,6 @@ import dev.rwml.worldmodel.model.SharedPromptBatch;
 import dev.rwml.worldmodel.model.TransformerLM;
 import dev.rwml.worldmodel.train.GrpoConfig;
 import dev.rwml.worldmodel.train.Losses;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -27,10 +24,9 @@ import org.junit.jupiter.api.Test;
  * backward) on ALFWorld-sized groups, with each sample carrying its own copy of the prompt against
  * one pass over each group's prompt ({@link SharedPromptBatch}, what the trainer runs), side by
  * side in one run: milliseconds per step, the speed-up, and the shared step's achieved GFLOP/s as a
- * fraction of a plain matmul at the model's own sizes. The small and medium GPT presets always; a
- * random model of SmolLM2-135M's shape (Llama, 30 layers, 576 wide, 49,152-token vocabulary) with
- * {@code -Dbench.smollm=true}, one group of G = 4 (the per-sample copies of G = 8 need over 20 GB
- * at this vocabulary). Prints; asserts nothing.
+ * fraction of a plain matmul at the model's own sizes, for the small and medium GPT presets ({@link
+ * SmolLm2ShapeBenchmark} runs the same steps at SmolLM2-135M's shape, with peak memory). Prints;
+ * asserts nothing.
  */
 class SharedPromptBenchmark {
 
@@ -39,7 +35,7 @@ class SharedPromptBenchmark {
     private static final int MAX_COMPLETION = 40;
 
     @Test
-    void benchmarkSharedPromptStep() throws IOException {
+    void benchmarkSharedPromptStep() {
         final List<String> lines = new ArrayList<>();
         try (NDManager manager = DjlRuntime.newManager()) {
             for (final String preset : List.of("small", "medium")) {
@@ -56,27 +52,6 @@ class SharedPromptBenchmark {
                                     config.dModel(),
                                     config.mlp(),
                                     tokens -> config.forwardFlopsPerToken(PROMPT) * tokens));
-                }
-            }
-            if (Boolean.getBoolean("bench.smollm")) {
-                final Path dir = Files.createTempDirectory("smollm2-shape");
-                try {
-                    final HfConfig config = RandomCheckpoints.smolLm2Shape(dir);
-                    try (HfDecoder model = HfDecoder.load(dir, manager)) {
-                        lines.add(
-                                run(
-                                        "SmolLM2-135M shape",
-                                        model,
-                                        manager,
-                                        1,
-                                        4,
-                                        1,
-                                        config.hiddenSize(),
-                                        config.intermediateSize(),
-                                        tokens -> 2.0 * config.parameterCount() * tokens));
-                    }
-                } finally {
-                    RandomCheckpoints.delete(dir);
                 }
             }
         }
@@ -149,7 +124,7 @@ class SharedPromptBenchmark {
                 matmul);
     }
 
-    private static void packedStep(
+    static void packedStep(
             final CausalLM model,
             final NDManager manager,
             final SequenceBatch batch,
@@ -167,7 +142,7 @@ class SharedPromptBenchmark {
                 width);
     }
 
-    private static void sharedStep(
+    static void sharedStep(
             final CausalLM model,
             final NDManager manager,
             final SharedPromptBatch batch,
@@ -243,13 +218,11 @@ class SharedPromptBenchmark {
         }
     }
 
-    private static int[] ids(final SplittableRandom random, final int vocab, final int n) {
+    static int[] ids(final SplittableRandom random, final int vocab, final int n) {
         final int[] ids = new int[n];
         for (int i = 0; i < n; i++) {
             ids[i] = 1 + random.nextInt(vocab - 1);
         }
         return ids;
     }
-
-    /** A random Llama checkpoint of SmolLM2-135M's shape, stored in BF16 like the real one. */
 }
