@@ -114,7 +114,9 @@ public final class DeadLetterHandlers {
                 final ErrorHandlerContext context,
                 final ConsumerRecord<byte[], byte[]> record,
                 final Exception exception) {
-            if (ErrorPolicy.isOutage(exception) || refusedCredentials(exception)) {
+            if (ErrorPolicy.isOutage(exception)
+                    || refusedCredentials(exception)
+                    || ErrorPolicy.isAccessFailure(exception)) {
                 LOG.error(
                         "cannot decode {}-{}@{} for a reason that is not the record's; stopping"
                                 + " the thread so that it is retried rather than dead-lettered: {}",

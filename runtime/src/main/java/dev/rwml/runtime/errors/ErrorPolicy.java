@@ -1,17 +1,24 @@
 package dev.rwml.runtime.errors;
 
+import dev.rwml.schemas.registry.RegistryTlsException;
+import dev.rwml.schemas.registry.RegistryUnauthorizedException;
 import dev.rwml.schemas.registry.SchemaRegistryException;
 import dev.rwml.schemas.serde.EventDecodingException;
 import java.io.IOException;
 import java.net.http.HttpTimeoutException;
 import java.util.concurrent.TimeoutException;
+import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.RetriableException;
 
 /**
  * The one decision every stage makes about a failure: an outage (broker or registry unreachable,
  * timeouts, 5xx, 429) is retried and blocks progress until it ends; anything else is a fault of the
  * record (undecodable, unknown schema id after the registry answered, invalid fields, oversized)
- * and goes to the dead-letter topic with its reason.
+ * and goes to the dead-letter topic with its reason. A refused login, permission or certificate
+ * (Kafka's authentication and authorization errors, a registry's 401/403 or untrusted certificate)
+ * is neither: no retry helps and the record is not at fault, so the stage stops and says what to
+ * grant or fix ({@link AccessErrors}).
  */
 public final class ErrorPolicy {
 
@@ -20,14 +27,36 @@ public final class ErrorPolicy {
         /** Keep the record and try it again after a pause; never dead-letter it. */
         RETRY,
         /** Send the record to the dead-letter topic with its reason and go on. */
-        DEAD_LETTER
+        DEAD_LETTER,
+        /** Stop the stage: access was refused, and neither a retry nor the record can change it. */
+        FAIL
     }
 
     private ErrorPolicy() {}
 
     /** The action for {@code error}, judged from the whole chain of causes. */
     public static Action classify(final Throwable error) {
+        if (isAccessFailure(error)) {
+            return Action.FAIL;
+        }
         return isOutage(error) ? Action.RETRY : Action.DEAD_LETTER;
+    }
+
+    /**
+     * Whether any cause of {@code error} says that the cluster or registry refused this client: a
+     * login (wrong password, unknown user), a permission (a missing ACL) or a certificate (not
+     * trusted, wrong host). Kafka's clients raise these at once, without retrying.
+     */
+    public static boolean isAccessFailure(final Throwable error) {
+        for (Throwable cause = error; cause != null; cause = next(cause)) {
+            if (cause instanceof AuthenticationException
+                    || cause instanceof AuthorizationException
+                    || cause instanceof RegistryUnauthorizedException
+                    || cause instanceof RegistryTlsException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether any cause of {@code error} says that a dependency is unavailable. */

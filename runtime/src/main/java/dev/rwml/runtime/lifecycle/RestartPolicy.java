@@ -12,7 +12,8 @@ import java.util.Deque;
  * {@link ErrorPolicy}) is waited out with exponential backoff and never counts; any other crash
  * restarts the thread at most {@code maxRestarts} times within a sliding {@code window}, and past
  * that the stage gives up, so a persistent fault stops the process (non-zero exit) instead of
- * looping.
+ * looping. A refused login, permission or certificate ({@link ErrorPolicy#isAccessFailure}) stops
+ * the stage at once.
  */
 public final class RestartPolicy {
 
@@ -42,6 +43,14 @@ public final class RestartPolicy {
 
     /** Decides what follows {@code error}; call once per crash. */
     public synchronized Decision onCrash(final Throwable error) {
+        if (ErrorPolicy.isAccessFailure(error)) {
+            // A refused login, ACL or certificate fails the same way on every restart.
+            return new Decision(
+                    false,
+                    Duration.ZERO,
+                    "access refused; a restart cannot help: fix the credentials, ACLs or"
+                            + " truststore and start the stage again");
+        }
         if (ErrorPolicy.isOutage(error)) {
             final Duration delay = outages.next();
             return new Decision(

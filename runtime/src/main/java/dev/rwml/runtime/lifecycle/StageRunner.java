@@ -1,5 +1,7 @@
 package dev.rwml.runtime.lifecycle;
 
+import dev.rwml.runtime.errors.AccessErrors;
+import dev.rwml.runtime.errors.ErrorPolicy;
 import dev.rwml.runtime.settings.Connection;
 import dev.rwml.runtime.settings.StageConfig;
 import java.io.PrintStream;
@@ -18,9 +20,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs one stage as a process's main work, the same for every stage command: until SIGTERM or
  * SIGINT (exit {@value #EXIT_STOPPED}), or until the stage dies or the Kafka cluster stays
- * unreachable longer than the broker timeout (exit {@value #EXIT_FAILED}, with the reason on
- * stderr), so a supervisor with {@code restart: on-failure} restarts exactly the stages that need
- * it. The stage is closed before the method returns.
+ * unreachable longer than the broker timeout, or refuses its login, ACLs or certificate (exit
+ * {@value #EXIT_FAILED}, with the reason on stderr; for a refusal, what to grant or fix), so a
+ * supervisor with {@code restart: on-failure} restarts exactly the stages that need it. The stage
+ * is closed before the method returns.
  */
 public final class StageRunner {
 
@@ -77,7 +80,11 @@ public final class StageRunner {
         if (failure == null) {
             return EXIT_STOPPED;
         }
-        err.println("rwml " + stage.name().command() + ": " + failure.getMessage());
+        err.println(
+                "rwml "
+                        + stage.name().command()
+                        + ": "
+                        + AccessErrors.explain(failure, connection).orElse(failure.getMessage()));
         LOG.debug("{} stage failed", stage.name(), failure);
         return EXIT_FAILED;
     }
@@ -125,6 +132,17 @@ public final class StageRunner {
                 } catch (InterruptedException e) {
                     return;
                 } catch (Exception e) {
+                    if (ErrorPolicy.isAccessFailure(e)) {
+                        // The broker answered and refused: no outage to wait out.
+                        lost.completeExceptionally(
+                                new StageFailedException(
+                                        "Kafka at "
+                                                + connection.bootstrapServers()
+                                                + " refused this client: "
+                                                + e.getMessage(),
+                                        e));
+                        return;
+                    }
                     final Duration gone = Duration.ofNanos(System.nanoTime() - lastSeen);
                     LOG.warn(
                             "Kafka at {} unreachable for {} s (stopping after {} s)",

@@ -1,6 +1,7 @@
 package dev.rwml.runtime.lifecycle;
 
 import dev.rwml.runtime.StageName;
+import dev.rwml.runtime.errors.ErrorPolicy;
 import dev.rwml.runtime.settings.Connection;
 import java.time.Duration;
 import java.util.HashMap;
@@ -73,7 +74,17 @@ public final class StreamsLifecycle {
                     lastCrash.set(error);
                     final RestartPolicy.Decision decision = policy.onCrash(error);
                     if (!decision.restart()) {
-                        LOG.error("{} stage stopping: {}", stage, decision.reason(), error);
+                        if (ErrorPolicy.isAccessFailure(error)) {
+                            // The stage's exit message explains it; the trace is for --verbose.
+                            LOG.error(
+                                    "{} stage stopping: {}; {}",
+                                    stage,
+                                    reason(error),
+                                    decision.reason());
+                            LOG.debug("{} stage refused", stage, error);
+                        } else {
+                            LOG.error("{} stage stopping: {}", stage, decision.reason(), error);
+                        }
                         return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
                     }
                     LOG.warn(

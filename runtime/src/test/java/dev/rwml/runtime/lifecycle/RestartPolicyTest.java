@@ -56,6 +56,20 @@ class RestartPolicyTest {
         assertThat(policy.onCrash(BOOM).restart()).isFalse();
     }
 
+    @Test
+    void shouldStopAtOnceWhenAccessIsRefused() {
+        final RestartPolicy policy = new RestartPolicy(3, Duration.ofMinutes(10), new TestClock());
+
+        final RestartPolicy.Decision decision =
+                policy.onCrash(
+                        new RuntimeException(
+                                new org.apache.kafka.common.errors.TopicAuthorizationException(
+                                        java.util.Set.of("rwml.transitions"))));
+
+        assertThat(decision.restart()).isFalse();
+        assertThat(decision.reason()).contains("access refused");
+    }
+
     private static final class TestClock extends Clock {
         private long millis;
 

@@ -209,6 +209,13 @@ public final class RestSchemaRegistryClient implements SchemaRegistryClient {
                     throw lastAnswer;
                 }
                 lastConnectFailure = null;
+            } catch (javax.net.ssl.SSLHandshakeException e) {
+                if (RegistryTlsException.rejectsCertificate(e)) {
+                    // An untrusted certificate stays untrusted: no retry, no other URL.
+                    throw new RegistryTlsException(base, e);
+                }
+                lastConnectFailure = e;
+                currentUrl.compareAndSet(urlIndex, urlIndex + 1);
             } catch (IOException e) {
                 // Connection refused, reset or timed out: try the next URL, if there is one.
                 lastConnectFailure = e;

@@ -18,11 +18,13 @@ import picocli.CommandLine.Option;
 
 /**
  * The cluster a command talks to, and how: the addresses from explicit options, else {@code
- * RWML_BOOTSTRAP_SERVERS} / {@code RWML_SCHEMA_REGISTRY_URL}, else the {@code --client-config}
- * file, else the addresses that a running {@code rwml up} wrote to {@code
- * <data-dir>/cluster.properties}; the security settings ({@code security.protocol}, {@code sasl.*},
- * {@code ssl.*}, {@code schema.registry.*}, {@code basic.auth.*}) from the {@code --client-config}
- * file. Every Kafka and registry client a command creates starts from {@link #connection()}.
+ * RWML_BOOTSTRAP_SERVERS} / {@code RWML_SCHEMA_REGISTRY_URL}, else the client config file, else the
+ * addresses that a running {@code rwml up} wrote to {@code <data-dir>/cluster.properties}; the
+ * security settings ({@code security.protocol}, {@code sasl.*}, {@code ssl.*}, {@code
+ * schema.registry.*}, {@code basic.auth.*}) from the client config file: {@code --client-config},
+ * else {@code RWML_CLIENT_CONFIG}, else the one a running {@code rwml up --secure} named in its
+ * cluster file (when the command talks to that cluster). Every Kafka and registry client a command
+ * creates starts from {@link #connection()}.
  */
 final class ClusterOptions {
 
@@ -31,6 +33,11 @@ final class ClusterOptions {
 
     static final String BOOTSTRAP_KEY = Connection.BOOTSTRAP_SERVERS;
     static final String REGISTRY_KEY = Connection.SCHEMA_REGISTRY_URL;
+
+    /** The key of the cluster file naming a secure cluster's client settings file. */
+    static final String CLIENT_CONFIG_KEY = "client.config";
+
+    private static final String CLIENT_CONFIG_ENV = "RWML_CLIENT_CONFIG";
 
     @Option(
             names = "--bootstrap-servers",
@@ -56,7 +63,9 @@ final class ClusterOptions {
                             + " the command creates: security.protocol, sasl.*, ssl.*,"
                             + " client.dns.lookup, schema.registry.*, basic.auth.* (and, below"
                             + " the flags and the environment, bootstrap.servers and"
-                            + " schema.registry.url). Other keys are refused.")
+                            + " schema.registry.url). Other keys are refused. Default:"
+                            + " $RWML_CLIENT_CONFIG, else the client.properties of a running"
+                            + " `rwml up --secure` in --data-dir.")
     private Path clientConfig;
 
     @Option(
@@ -87,12 +96,50 @@ final class ClusterOptions {
         return up;
     }
 
-    /** The settings of the {@code --client-config} file, or an empty map without one. */
+    /** The settings of the client config file, or an empty map without one. */
     Map<String, String> clientSettings() {
         if (clientSettings == null) {
-            clientSettings = clientConfig == null ? Map.of() : readClientConfig(clientConfig);
+            final Path file = clientConfigFile();
+            clientSettings = file == null ? Map.of() : readClientConfig(file);
         }
         return clientSettings;
+    }
+
+    /**
+     * {@code --client-config}, else {@code RWML_CLIENT_CONFIG}, else the file a running secure
+     * {@code rwml up} named, unless the command's bootstrap servers (flag or environment) are
+     * another cluster's; null when none applies.
+     */
+    private Path clientConfigFile() {
+        if (clientConfig != null) {
+            return clientConfig;
+        }
+        final String fromEnv = System.getenv(CLIENT_CONFIG_ENV);
+        if (fromEnv != null && !fromEnv.isBlank()) {
+            return Path.of(fromEnv.trim());
+        }
+        final Map<String, String> up = readClusterFile(dataDir);
+        final String named = up.get(CLIENT_CONFIG_KEY);
+        if (named == null || named.isBlank()) {
+            return null;
+        }
+        final String explicit =
+                bootstrapServers != null && !bootstrapServers.isBlank()
+                        ? bootstrapServers
+                        : System.getenv("RWML_BOOTSTRAP_SERVERS");
+        if (explicit != null && !explicit.isBlank() && !explicit.equals(up.get(BOOTSTRAP_KEY))) {
+            return null;
+        }
+        final Path file = Path.of(named);
+        if (!Files.isRegularFile(file)) {
+            throw new IllegalArgumentException(
+                    "the running `rwml up --secure` in "
+                            + dataDir
+                            + " names its client settings "
+                            + file
+                            + ", which is gone; restart `rwml up --secure` to write it again");
+        }
+        return file;
     }
 
     /** Where and how every client of the command connects, resolved as the class comment says. */

@@ -1,5 +1,7 @@
 package dev.rwml.ops.cli;
 
+import dev.rwml.runtime.errors.AccessErrors;
+import dev.rwml.runtime.errors.ErrorPolicy;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -57,10 +59,42 @@ public final class Rwml implements Runnable {
                 .setExecutionExceptionHandler(
                         (e, commandLine, parseResult) -> {
                             // The message says what to do; the trace is for --verbose.
-                            commandLine.getErr().println("rwml: " + e.getMessage());
+                            commandLine.getErr().println("rwml: " + message(e, commandLine));
                             LoggerFactory.getLogger(Rwml.class).debug("rwml failed", e);
                             return commandLine.getCommandSpec().exitCodeOnExecutionException();
                         });
+    }
+
+    /**
+     * The message of a failed command; a refused login, ACL or certificate is explained for the
+     * connection the command used (its principal, what to grant or fix).
+     */
+    private static String message(final Exception e, final CommandLine commandLine) {
+        if (ErrorPolicy.isAccessFailure(e)) {
+            final ClusterOptions cluster = clusterOptions(commandLine.getCommandSpec());
+            if (cluster != null) {
+                try {
+                    return AccessErrors.explain(e, cluster.connection()).orElse(e.getMessage());
+                } catch (RuntimeException unresolved) {
+                    // No connection to explain it with: the plain message follows.
+                }
+            }
+        }
+        return e.getMessage();
+    }
+
+    /** The command's cluster options, wherever among its mixins they are. */
+    private static ClusterOptions clusterOptions(final CommandLine.Model.CommandSpec spec) {
+        if (spec.userObject() instanceof ClusterOptions cluster) {
+            return cluster;
+        }
+        for (final CommandLine.Model.CommandSpec mixin : spec.mixins().values()) {
+            final ClusterOptions found = clusterOptions(mixin);
+            if (found != null) {
+                return found;
+            }
+        }
+        return null;
     }
 
     @Override

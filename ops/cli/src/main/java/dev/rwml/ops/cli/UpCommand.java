@@ -1,5 +1,6 @@
 package dev.rwml.ops.cli;
 
+import dev.rwml.ops.embedded.ClusterSecurity;
 import dev.rwml.ops.embedded.EmbeddedCluster;
 import dev.rwml.runtime.lifecycle.StopSignals;
 import dev.rwml.runtime.settings.Connection;
@@ -33,7 +34,10 @@ import picocli.CommandLine.Spec;
         description = {
             "Start an embedded Kafka broker and Apicurio schema registry, create the topics,"
                     + " print their addresses, and run until Ctrl-C.",
-            "Data stays under --data-dir: starting again there keeps topics, schemas and ports."
+            "Data stays under --data-dir: starting again there keeps topics, schemas and ports.",
+            "With --secure: TLS everywhere, SCRAM-SHA-512 logins and ACLs; the client settings"
+                    + " are written to <data-dir>/secure/client.properties, which every rwml"
+                    + " command in the same --data-dir uses by itself."
         })
 final class UpCommand implements Callable<Integer> {
 
@@ -41,6 +45,7 @@ final class UpCommand implements Callable<Integer> {
     static final String BOOTSTRAP_PREFIX = "bootstrap.servers=";
 
     static final String REGISTRY_PREFIX = "schema.registry.url=";
+    static final String CLIENT_CONFIG_PREFIX = "client.config=";
     static final String READY_LINE = "rwml up: ready (Ctrl-C to stop)";
 
     @Spec private CommandSpec spec;
@@ -63,6 +68,15 @@ final class UpCommand implements Callable<Integer> {
             description = "Also create the topics of this training run (rwml.<NAME>.*).")
     private String run;
 
+    @Option(
+            names = "--secure",
+            description =
+                    "Run the broker with a SASL_SSL listener (SCRAM-SHA-512), ACLs enforced"
+                            + " (StandardAuthorizer, nothing allowed without an ACL) and the"
+                            + " registry on HTTPS; certificates (a local CA) and passwords are made"
+                            + " once per --data-dir and reused.")
+    private boolean secure;
+
     @Override
     public Integer call() throws Exception {
         final PrintWriter out = spec.commandLine().getOut();
@@ -74,7 +88,8 @@ final class UpCommand implements Callable<Integer> {
         // SIGTERM or Ctrl-C returns from the wait below; the cluster is closed in the finally, and
         // the command exits 0 like every long-running command.
         final CompletableFuture<String> stop = StopSignals.install();
-        try (EmbeddedCluster cluster = EmbeddedCluster.start(dataDir)) {
+        try (EmbeddedCluster cluster =
+                secure ? EmbeddedCluster.startSecure(dataDir) : EmbeddedCluster.start(dataDir)) {
             try {
                 serve(cluster, catalog, topics, out, stop);
             } finally {
@@ -94,13 +109,11 @@ final class UpCommand implements Callable<Integer> {
             final CompletableFuture<String> stop)
             throws java.io.IOException {
         final EnsureResult result =
-                ensureTopics(
-                        Connection.of(cluster.bootstrapServers(), cluster.schemaRegistryUrl()),
-                        catalog,
-                        topics);
+                ensureTopics(Connection.from(cluster.adminSettings()), catalog, topics);
         out.println(BOOTSTRAP_PREFIX + cluster.bootstrapServers());
         out.println(REGISTRY_PREFIX + cluster.schemaRegistryUrl());
         out.println("data.dir=" + cluster.dataDir());
+        cluster.security().ifPresent(security -> printSecurity(security, out));
         out.println("topics.created=" + String.join(",", result.created()));
         out.println("topics.existing=" + String.join(",", result.existing()));
         result.warnings().forEach(w -> out.println("warning: " + w));
@@ -110,20 +123,52 @@ final class UpCommand implements Callable<Integer> {
         stop.join();
     }
 
-    /** Lets other commands find this cluster without options while it runs. */
+    private static void printSecurity(final ClusterSecurity security, final PrintWriter out) {
+        out.println(CLIENT_CONFIG_PREFIX + security.clientProperties());
+        out.println("admin.config=" + security.adminProperties());
+        out.println("ca.certificate=" + security.caCertificate());
+        out.println(
+                "security: SASL_SSL with "
+                        + ClusterSecurity.MECHANISM
+                        + ", ACLs enforced, registry on HTTPS; user "
+                        + ClusterSecurity.CLIENT_USER
+                        + " may use every topic, group and transactional id starting '"
+                        + ClusterSecurity.RESOURCE_PREFIX
+                        + "'.");
+        out.println(
+                "security: rwml commands with the same --data-dir use "
+                        + security.clientProperties().getFileName()
+                        + " by themselves; elsewhere pass --client-config "
+                        + security.clientProperties()
+                        + " (Kafka tools: --command-config; super user "
+                        + ClusterSecurity.SUPER_USER
+                        + " in "
+                        + security.adminProperties().getFileName()
+                        + ").");
+    }
+
+    /** Lets other commands find this cluster (and how to log in to it) while it runs. */
     private void writeClusterFile(final EmbeddedCluster cluster) throws IOException {
         final Path file = dataDir.resolve(ClusterOptions.CLUSTER_FILE);
         final Path tmp = dataDir.resolve(ClusterOptions.CLUSTER_FILE + ".tmp");
-        Files.writeString(
-                tmp,
-                ClusterOptions.BOOTSTRAP_KEY
-                        + "="
-                        + cluster.bootstrapServers()
-                        + "\n"
-                        + ClusterOptions.REGISTRY_KEY
-                        + "="
-                        + cluster.schemaRegistryUrl()
-                        + "\n");
+        final StringBuilder text =
+                new StringBuilder()
+                        .append(ClusterOptions.BOOTSTRAP_KEY)
+                        .append('=')
+                        .append(cluster.bootstrapServers())
+                        .append('\n')
+                        .append(ClusterOptions.REGISTRY_KEY)
+                        .append('=')
+                        .append(cluster.schemaRegistryUrl())
+                        .append('\n');
+        cluster.security()
+                .ifPresent(
+                        s ->
+                                text.append(ClusterOptions.CLIENT_CONFIG_KEY)
+                                        .append('=')
+                                        .append(s.clientProperties())
+                                        .append('\n'));
+        Files.writeString(tmp, text);
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
@@ -141,7 +186,7 @@ final class UpCommand implements Callable<Integer> {
                 partitions == null ? defaults : defaults.withPartitions(partitions));
     }
 
-    /** The embedded cluster is plain (no TLS, no SASL): its connection is its two addresses. */
+    /** Creates the topics as the cluster's super user when it is secure. */
     private static EnsureResult ensureTopics(
             final Connection connection,
             final TopicCatalog catalog,

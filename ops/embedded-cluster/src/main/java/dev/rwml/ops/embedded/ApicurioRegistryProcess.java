@@ -1,6 +1,7 @@
 package dev.rwml.ops.embedded;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -8,10 +9,14 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,16 +36,27 @@ final class ApicurioRegistryProcess implements AutoCloseable {
     private final Process process;
     private final int httpPort;
     private final Path logFile;
+    private final ClusterSecurity security;
     private boolean closed;
 
-    private ApicurioRegistryProcess(final Process process, final int httpPort, final Path logFile) {
+    private ApicurioRegistryProcess(
+            final Process process,
+            final int httpPort,
+            final Path logFile,
+            final ClusterSecurity security) {
         this.process = process;
         this.httpPort = httpPort;
         this.logFile = logFile;
+        this.security = security;
     }
 
-    /** Starts the registry on {@code httpPort} without waiting; see {@link #awaitReady()}. */
-    static ApicurioRegistryProcess launch(final Path dataDir, final int httpPort)
+    /**
+     * Starts the registry on {@code httpPort} without waiting; see {@link #awaitReady()}.
+     *
+     * @param security when not null, the port serves HTTPS only, with the cluster's certificate
+     */
+    static ApicurioRegistryProcess launch(
+            final Path dataDir, final int httpPort, final ClusterSecurity security)
             throws IOException {
         final ApicurioDistribution dist = ApicurioDistribution.locate();
         final Path storage = dataDir.resolve("registry").toAbsolutePath();
@@ -57,8 +73,17 @@ final class ApicurioRegistryProcess implements AutoCloseable {
                         "-cp",
                         dist.runnerJar() + java.io.File.pathSeparator + watchdogLocation(),
                         "-Dquarkus.http.host=127.0.0.1",
-                        "-Dquarkus.http.port=" + httpPort,
-                        "-Dquarkus.management.enabled=false",
+                        "-Dquarkus.management.enabled=false"));
+        if (security == null) {
+            cmd.add("-Dquarkus.http.port=" + httpPort);
+        } else {
+            // Quarkus reads config/application.properties of its working directory: the store
+            // password stays out of the process list.
+            security.writeRegistryConfig(
+                    storage.resolve("config").resolve("application.properties"), httpPort);
+        }
+        cmd.addAll(
+                List.of(
                         // Kept under the data dir so schema ids survive a restart of the
                         // cluster together with the Kafka log that refers to them.
                         "-Dapicurio.datasource.url=jdbc:h2:file:" + storage.resolve("db"),
@@ -82,7 +107,7 @@ final class ApicurioRegistryProcess implements AutoCloseable {
                         .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
                         .start();
         LOG.debug("Apicurio Registry pid {} starting on port {}", process.pid(), httpPort);
-        return new ApicurioRegistryProcess(process, httpPort, logFile);
+        return new ApicurioRegistryProcess(process, httpPort, logFile, security);
     }
 
     private static String watchdogLocation() throws IOException {
@@ -100,7 +125,7 @@ final class ApicurioRegistryProcess implements AutoCloseable {
     }
 
     String baseUrl() {
-        return "http://127.0.0.1:" + httpPort;
+        return (security == null ? "http" : "https") + "://127.0.0.1:" + httpPort;
     }
 
     long pid() {
@@ -109,8 +134,12 @@ final class ApicurioRegistryProcess implements AutoCloseable {
 
     /** Waits for Quarkus readiness; fails early, with the log's path, if the process died. */
     void awaitReady() throws IOException {
-        final HttpClient http =
-                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        final HttpClient.Builder builder =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2));
+        if (security != null) {
+            builder.sslContext(trusting(security));
+        }
+        final HttpClient http = builder.build();
         final HttpRequest ready =
                 HttpRequest.newBuilder(URI.create(baseUrl() + "/health/ready"))
                         .timeout(Duration.ofSeconds(5))
@@ -151,6 +180,22 @@ final class ApicurioRegistryProcess implements AutoCloseable {
                         + READY_TIMEOUT
                         + "; see "
                         + logFile);
+    }
+
+    /** A TLS context that trusts the cluster's CA only. */
+    private static SSLContext trusting(final ClusterSecurity security) throws IOException {
+        try (InputStream in = Files.newInputStream(security.truststore())) {
+            final KeyStore store = KeyStore.getInstance("PKCS12");
+            store.load(in, security.storePassword().toCharArray());
+            final TrustManagerFactory trust =
+                    TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            trust.init(store);
+            final SSLContext context = SSLContext.getInstance("TLS");
+            context.init(null, trust.getTrustManagers(), null);
+            return context;
+        } catch (GeneralSecurityException e) {
+            throw new IOException("cannot load " + security.truststore(), e);
+        }
     }
 
     @Override

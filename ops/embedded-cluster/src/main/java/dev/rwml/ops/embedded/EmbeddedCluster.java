@@ -10,7 +10,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
+import org.apache.kafka.clients.admin.Admin;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,6 +24,9 @@ import org.slf4j.LoggerFactory;
  * <p>Restarting on the same directory keeps topics and schemas, and reuses the ports recorded in
  * {@code ports.properties} there. Closing stops both; a shutdown hook does it when the JVM exits,
  * and the registry also exits if this JVM is killed outright.
+ *
+ * <p>{@link #startSecure} starts it with TLS, SCRAM logins and ACLs instead (see {@link
+ * ClusterSecurity}); a directory keeps the kind it was first started with.
  */
 public final class EmbeddedCluster implements AutoCloseable {
 
@@ -28,20 +34,24 @@ public final class EmbeddedCluster implements AutoCloseable {
 
     private static final String PORTS_FILE = "ports.properties";
     private static final int ATTEMPTS = 3;
+    private static final String REGISTRY_API = "/apis/ccompat/v7";
 
     private final Path dataDir;
     private final EmbeddedKafkaBroker broker;
     private final ApicurioRegistryProcess registry;
+    private final ClusterSecurity security;
     private final Thread shutdownHook;
     private boolean closed;
 
     private EmbeddedCluster(
             final Path dataDir,
             final EmbeddedKafkaBroker broker,
-            final ApicurioRegistryProcess registry) {
+            final ApicurioRegistryProcess registry,
+            final ClusterSecurity security) {
         this.dataDir = dataDir;
         this.broker = broker;
         this.registry = registry;
+        this.security = security;
         this.shutdownHook = new Thread(this::stop, "rwml-embedded-cluster-shutdown");
     }
 
@@ -52,20 +62,40 @@ public final class EmbeddedCluster implements AutoCloseable {
      * @throws UncheckedIOException if either cannot start; the message says where its log is
      */
     public static EmbeddedCluster start(final Path dataDir) {
+        return start(dataDir, false);
+    }
+
+    /**
+     * Starts a secure broker and registry under {@code dataDir}: a SASL_SSL listener
+     * (SCRAM-SHA-512) with ACLs enforced, the registry on HTTPS only, and {@code
+     * secure/client.properties} written for user {@value ClusterSecurity#CLIENT_USER}; certificates
+     * and passwords are made on the first start and reused after.
+     *
+     * @throws UncheckedIOException if either cannot start; the message says where its log is
+     * @throws IllegalStateException if {@code dataDir} holds a cluster first started plain
+     */
+    public static EmbeddedCluster startSecure(final Path dataDir) {
+        return start(dataDir, true);
+    }
+
+    private static EmbeddedCluster start(final Path dataDir, final boolean secure) {
         try {
-            return startChecked(dataDir.toAbsolutePath());
+            return startChecked(dataDir.toAbsolutePath(), secure);
         } catch (IOException e) {
             throw new UncheckedIOException(
                     "Could not start the embedded Kafka cluster under " + dataDir, e);
         }
     }
 
-    private static EmbeddedCluster startChecked(final Path dataDir) throws IOException {
+    private static EmbeddedCluster startChecked(final Path dataDir, final boolean secure)
+            throws IOException {
         Files.createDirectories(dataDir);
         final Path kafkaDir = dataDir.resolve("kafka");
         final Path portsFile = dataDir.resolve(PORTS_FILE);
         Ports ports = Ports.load(portsFile);
         final boolean formatted = Files.exists(kafkaDir.resolve("meta.properties"));
+        requireSameKind(dataDir, formatted && ports != null, secure);
+        final ClusterSecurity security = secure ? ClusterSecurity.prepare(dataDir) : null;
         if (formatted && ports == null) {
             // Ports are recorded as soon as a broker first runs here, so this log never served.
             Directories.deleteRecursively(kafkaDir);
@@ -75,12 +105,15 @@ public final class EmbeddedCluster implements AutoCloseable {
             ports = Ports.allocate();
         }
         final long started = System.nanoTime();
-        ApicurioRegistryProcess registry = ApicurioRegistryProcess.launch(dataDir, ports.registry);
+        ApicurioRegistryProcess registry =
+                ApicurioRegistryProcess.launch(dataDir, ports.registry, security);
         EmbeddedKafkaBroker broker = null;
         try {
             for (int attempt = 1; broker == null; attempt++) {
                 try {
-                    broker = EmbeddedKafkaBroker.start(kafkaDir, ports.kafka, ports.controller);
+                    broker =
+                            EmbeddedKafkaBroker.start(
+                                    kafkaDir, ports.kafka, ports.controller, security);
                 } catch (IOException | RuntimeException e) {
                     // A reused log records the controller's address, so its ports cannot move.
                     if (reuse || attempt == ATTEMPTS) {
@@ -109,10 +142,17 @@ public final class EmbeddedCluster implements AutoCloseable {
                             "Registry failed to start ({}); retrying on another port",
                             e.getMessage());
                     ports = ports.withRegistry(Ports.freePorts(1).get(0));
-                    registry = ApicurioRegistryProcess.launch(dataDir, ports.registry);
+                    registry = ApicurioRegistryProcess.launch(dataDir, ports.registry, security);
                 }
             }
             ports.store(portsFile);
+            if (security != null) {
+                try (Admin admin = Admin.create(broker.adminSettings())) {
+                    security.grantClientUser(admin);
+                }
+                security.writeClientFiles(
+                        broker.bootstrapServers(), registry.baseUrl() + REGISTRY_API);
+            }
         } catch (IOException | RuntimeException e) {
             registry.close();
             if (broker != null) {
@@ -120,7 +160,7 @@ public final class EmbeddedCluster implements AutoCloseable {
             }
             throw e;
         }
-        final EmbeddedCluster cluster = new EmbeddedCluster(dataDir, broker, registry);
+        final EmbeddedCluster cluster = new EmbeddedCluster(dataDir, broker, registry, security);
         Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
         LOG.info(
                 "Embedded cluster up in {} ms: Kafka {}, schema registry {}",
@@ -130,6 +170,23 @@ public final class EmbeddedCluster implements AutoCloseable {
         return cluster;
     }
 
+    /** A directory keeps the kind (plain or secure) its Kafka log was formatted with. */
+    private static void requireSameKind(
+            final Path dataDir, final boolean reused, final boolean secure) {
+        final boolean wasSecure = ClusterSecurity.existsUnder(dataDir);
+        if (reused && wasSecure != secure) {
+            throw new IllegalStateException(
+                    dataDir
+                            + " holds a cluster first started "
+                            + (wasSecure ? "with --secure" : "plain (without --secure)")
+                            + ": start it "
+                            + (wasSecure ? "with --secure again" : "without --secure again")
+                            + ", or give another --data-dir for a "
+                            + (secure ? "secure" : "plain")
+                            + " one");
+        }
+    }
+
     /** Kafka bootstrap servers, e.g. {@code 127.0.0.1:40123}. */
     public String bootstrapServers() {
         return broker.bootstrapServers();
@@ -137,7 +194,44 @@ public final class EmbeddedCluster implements AutoCloseable {
 
     /** Base URL of the Confluent-compatible schema registry API. */
     public String schemaRegistryUrl() {
-        return registry.baseUrl() + "/apis/ccompat/v7";
+        return registry.baseUrl() + REGISTRY_API;
+    }
+
+    /** Whether it was started with {@link #startSecure}. */
+    public boolean secure() {
+        return security != null;
+    }
+
+    /** The security files of a secure cluster; empty for a plain one. */
+    public Optional<ClusterSecurity> security() {
+        return Optional.ofNullable(security);
+    }
+
+    /**
+     * The connection settings of the pipeline's clients: the two addresses, and for a secure
+     * cluster those of user {@value ClusterSecurity#CLIENT_USER} (as in its {@code
+     * client.properties}).
+     */
+    public Map<String, String> clientSettings() {
+        if (security != null) {
+            return security.clientSettings(bootstrapServers(), schemaRegistryUrl());
+        }
+        return Map.of(
+                "bootstrap.servers",
+                bootstrapServers(),
+                "schema.registry.url",
+                schemaRegistryUrl());
+    }
+
+    /**
+     * The connection settings of a client with every right: {@link #clientSettings} on a plain
+     * cluster, the super user {@value ClusterSecurity#SUPER_USER} on a secure one.
+     */
+    public Map<String, String> adminSettings() {
+        if (security != null) {
+            return security.adminSettings(bootstrapServers(), schemaRegistryUrl());
+        }
+        return clientSettings();
     }
 
     /** The directory holding the broker's log, the registry's storage and its log file. */

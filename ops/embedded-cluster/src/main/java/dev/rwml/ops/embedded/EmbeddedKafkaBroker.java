@@ -7,6 +7,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
@@ -34,27 +37,39 @@ final class EmbeddedKafkaBroker implements AutoCloseable {
 
     private final KafkaRaftServer server;
     private final int brokerPort;
+    private final ClusterSecurity security;
     private boolean closed;
 
-    private EmbeddedKafkaBroker(final KafkaRaftServer server, final int brokerPort) {
+    private EmbeddedKafkaBroker(
+            final KafkaRaftServer server, final int brokerPort, final ClusterSecurity security) {
         this.server = server;
         this.brokerPort = brokerPort;
+        this.security = security;
     }
 
     /**
      * Formats {@code logDir} if needed and starts the broker on the given ports, returning once an
      * Admin client can describe the cluster.
+     *
+     * @param security the TLS, SASL and ACL setup of a secure broker, or null for a plain one
      */
     static EmbeddedKafkaBroker start(
-            final Path logDir, final int brokerPort, final int controllerPort) throws IOException {
+            final Path logDir,
+            final int brokerPort,
+            final int controllerPort,
+            final ClusterSecurity security)
+            throws IOException {
         Files.createDirectories(logDir);
         final Properties props = serverProperties(logDir, brokerPort, controllerPort);
+        if (security != null) {
+            props.putAll(security.brokerProperties(brokerPort, controllerPort));
+        }
         if (!Files.exists(logDir.resolve("meta.properties"))) {
-            format(logDir, props);
+            format(logDir, props, security);
         }
         final KafkaRaftServer server =
                 new KafkaRaftServer(KafkaConfig.fromProps(props, false), Time.SYSTEM);
-        final EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(server, brokerPort);
+        final EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(server, brokerPort, security);
         try {
             server.startup();
             broker.awaitReady();
@@ -67,6 +82,16 @@ final class EmbeddedKafkaBroker implements AutoCloseable {
 
     String bootstrapServers() {
         return "127.0.0.1:" + brokerPort;
+    }
+
+    /** Settings of an admin client with every right: plain, or the super user's when secure. */
+    Map<String, Object> adminSettings() {
+        final Map<String, Object> settings = new HashMap<>();
+        if (security != null) {
+            settings.putAll(security.adminKafkaSettings(bootstrapServers()));
+        }
+        settings.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        return settings;
     }
 
     private static Properties serverProperties(
@@ -113,26 +138,31 @@ final class EmbeddedKafkaBroker implements AutoCloseable {
         return p;
     }
 
-    private static void format(final Path logDir, final Properties props) throws IOException {
+    private static void format(
+            final Path logDir, final Properties props, final ClusterSecurity security)
+            throws IOException {
         final Path config = logDir.resolveSibling(logDir.getFileName() + "-format.properties");
         try (var out = Files.newOutputStream(config)) {
             props.store(out, "written by rwml to format the KRaft log directory");
         }
         final ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        final int rc;
-        try (PrintStream ps = new PrintStream(captured, true, StandardCharsets.UTF_8)) {
-            rc =
-                    StorageTool.execute(
-                            new String[] {
+        final List<String> args =
+                new ArrayList<>(
+                        List.of(
                                 "format",
                                 "--config",
                                 config.toString(),
                                 "--cluster-id",
                                 Uuid.randomUuid().toString(),
                                 "--standalone",
-                                "--ignore-formatted"
-                            },
-                            ps);
+                                "--ignore-formatted"));
+        if (security != null) {
+            // The broker logs in to itself as the super user before any user could be created.
+            args.addAll(List.of("--add-scram", security.superUserScram()));
+        }
+        final int rc;
+        try (PrintStream ps = new PrintStream(captured, true, StandardCharsets.UTF_8)) {
+            rc = StorageTool.execute(args.toArray(String[]::new), ps);
         } finally {
             Files.deleteIfExists(config);
         }
@@ -150,12 +180,10 @@ final class EmbeddedKafkaBroker implements AutoCloseable {
 
     private void awaitReady() throws IOException {
         final long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-        try (Admin admin =
-                Admin.create(
-                        Map.of(
-                                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
-                                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000,
-                                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000))) {
+        final Map<String, Object> settings = adminSettings();
+        settings.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
+        settings.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000);
+        try (Admin admin = Admin.create(settings)) {
             while (true) {
                 try {
                     if (!admin.describeCluster().nodes().get(10, TimeUnit.SECONDS).isEmpty()) {
