@@ -286,18 +286,7 @@ class SecureClusterIT {
             acls.add(allow(ResourceType.TOPIC, "rwml-", AclOperation.ALL));
             acls.add(allow(ResourceType.GROUP, "rwml", AclOperation.ALL));
             acls.add(allow(ResourceType.TRANSACTIONAL_ID, "rwml", AclOperation.ALL));
-            for (final AclOperation op :
-                    List.of(
-                            AclOperation.DESCRIBE,
-                            AclOperation.DESCRIBE_CONFIGS,
-                            AclOperation.IDEMPOTENT_WRITE)) {
-                acls.add(
-                        new AclBinding(
-                                new ResourcePattern(
-                                        ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL),
-                                new AccessControlEntry(
-                                        "User:" + INTRUDER, "*", op, AclPermissionType.ALLOW)));
-            }
+            acls.addAll(ClusterSecurity.clusterAcls("User:" + INTRUDER));
             admin.createAcls(acls).all().get(30, TimeUnit.SECONDS);
         }
     }

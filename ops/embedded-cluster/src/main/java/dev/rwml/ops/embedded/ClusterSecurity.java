@@ -332,6 +332,16 @@ public final class ClusterSecurity {
                             new AccessControlEntry(
                                     principal, "*", AclOperation.ALL, AclPermissionType.ALLOW)));
         }
+        acls.addAll(clusterAcls(principal));
+        return acls;
+    }
+
+    /**
+     * What every pipeline principal needs on the cluster itself: Describe, DescribeConfigs and
+     * IdempotentWrite (the stages' idempotent and transactional producers).
+     */
+    public static List<AclBinding> clusterAcls(final String principal) {
+        final List<AclBinding> acls = new ArrayList<>();
         for (final AclOperation op :
                 List.of(
                         AclOperation.DESCRIBE,

@@ -123,45 +123,32 @@ final class LocalCertificates {
                     "eku=serverAuth,clientAuth");
             // The chain needs the CA in the store before the signed certificate replaces the
             // self-signed one.
-            keytool(
-                    "-importcert",
-                    "-noprompt",
-                    "-alias",
-                    CA_ALIAS,
-                    "-file",
-                    caCert.toString(),
-                    "-keystore",
-                    server.toString(),
-                    "-storepass",
-                    storePassword);
-            keytool(
-                    "-importcert",
-                    "-noprompt",
-                    "-alias",
-                    SERVER_ALIAS,
-                    "-file",
-                    signed.toString(),
-                    "-keystore",
-                    server.toString(),
-                    "-storepass",
-                    storePassword);
-            keytool(
-                    "-importcert",
-                    "-noprompt",
-                    "-alias",
-                    CA_ALIAS,
-                    "-file",
-                    caCert.toString(),
-                    "-keystore",
-                    dir.resolve(TRUSTSTORE).toString(),
-                    "-storetype",
-                    "PKCS12",
-                    "-storepass",
-                    storePassword);
+            importCertificate(CA_ALIAS, caCert, server, storePassword);
+            importCertificate(SERVER_ALIAS, signed, server, storePassword);
+            importCertificate(CA_ALIAS, caCert, dir.resolve(TRUSTSTORE), storePassword);
         } finally {
             Files.deleteIfExists(request);
             Files.deleteIfExists(signed);
         }
+    }
+
+    /** Adds the certificate in {@code file} to the PKCS12 {@code store} under {@code alias}. */
+    private static void importCertificate(
+            final String alias, final Path file, final Path store, final String storePassword)
+            throws IOException {
+        keytool(
+                "-importcert",
+                "-noprompt",
+                "-alias",
+                alias,
+                "-file",
+                file.toString(),
+                "-keystore",
+                store.toString(),
+                "-storetype",
+                "PKCS12",
+                "-storepass",
+                storePassword);
     }
 
     private static void keytool(final String... args) throws IOException {
