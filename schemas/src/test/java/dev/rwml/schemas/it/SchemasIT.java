@@ -144,6 +144,18 @@ class SchemasIT {
     }
 
     @Test
+    void shouldRefuseAnIncompatibleChangeOnASubjectWithNoRuleOfItsOwn() {
+        final SchemaRegistryClient registry =
+                new RestSchemaRegistryClient(RegistryConfig.of(KAFKA.schemaRegistryUrl()));
+        final String subject = PREFIX + ".untouched-value";
+        registry.register(subject, thing(false, false));
+        registry.register(subject, thing(true, false));
+        assertThatThrownBy(() -> registry.register(subject, thing(true, true)))
+                .isInstanceOf(IncompatibleSchemaException.class)
+                .hasMessageContaining(subject);
+    }
+
+    @Test
     void shouldCreateTopicsIdempotentlyAndConcurrently() throws Exception {
         final TopicCatalog catalog = TopicCatalog.defaults();
         final String run = PREFIX.replace("-", "_") + "_idem";

@@ -60,6 +60,9 @@ class HfModelPipelineIT {
     private static final String LORA_RUN = "hflora";
     private static final Duration PIPELINE = Duration.ofMinutes(3);
 
+    /** The prediction stage's default {@code prompt.max.tokens}. */
+    private static final int PROMPT_TOKENS = 512;
+
     /** Enough for the tiny model to close the tags in most samples at temperature 1. */
     private static final int SFT_STEPS = 80;
 
@@ -252,7 +255,9 @@ class HfModelPipelineIT {
                 HfModel model = HfModel.load(dir, manager)) {
             final List<SequenceBatch.Pair> pairs = new ArrayList<>();
             for (final Transition t : transitions) {
-                final Prompt prompt = model.prompt(PromptFormat.standard(), PromptView.of(t), 900);
+                // the prompts the prediction stage builds: its prompt budget, 512 tokens
+                final Prompt prompt =
+                        model.prompt(PromptFormat.standard(), PromptView.of(t), PROMPT_TOKENS);
                 final int[] target =
                         model.tokenizer().encode(PromptFormat.target(t) + "<|im_end|>");
                 pairs.add(new SequenceBatch.Pair(prompt.tokenIds(), target));

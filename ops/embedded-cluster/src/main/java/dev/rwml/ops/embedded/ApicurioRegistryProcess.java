@@ -96,6 +96,9 @@ final class ApicurioRegistryProcess implements AutoCloseable {
                         "-Dapicurio.rest.deletion.artifact.enabled=true",
                         "-Dapicurio.rest.deletion.artifact-version.enabled=true",
                         "-Dapicurio.rest.deletion.group.enabled=true",
+                        // Schemas evolve compatibly (the design's rule, Confluent's default):
+                        // every subject without a rule of its own refuses an incompatible one.
+                        "-Dapicurio.rules.global.compatibility=BACKWARD",
                         "-Dquarkus.log.console.color=false",
                         ParentWatchdog.class.getName(),
                         String.valueOf(ProcessHandle.current().pid()),
