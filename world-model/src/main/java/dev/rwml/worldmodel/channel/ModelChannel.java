@@ -134,12 +134,8 @@ public final class ModelChannel implements AutoCloseable {
      * idempotent, acks=all, requests large enough for a chunk.
      */
     public Map<String, Object> producerConfig(final String transactionalId) {
-        final Map<String, Object> p = new HashMap<>(kafkaConfig);
+        final Map<String, Object> p = plainProducerConfig(transactionalId);
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
         p.putAll(TopicCatalog.modelChunkProducerOverrides());
         p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
         return p;
