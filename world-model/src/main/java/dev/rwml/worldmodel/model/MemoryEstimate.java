@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.lang.management.MemoryUsage;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -34,7 +35,7 @@ public record MemoryEstimate(Map<String, Long> parts) {
 
     /** Copies the parts, keeping their order. */
     public MemoryEstimate {
-        parts = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(parts));
+        parts = Collections.unmodifiableMap(new LinkedHashMap<>(parts));
     }
 
     /**

@@ -13,8 +13,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -63,35 +65,23 @@ class SmolLm2ShapeBenchmark {
                             G,
                             PROMPT,
                             NEW));
-            final java.util.Map<String, double[]> results = new java.util.LinkedHashMap<>();
+            final Map<String, double[]> results = new LinkedHashMap<>();
             for (final String arm : ARMS) {
                 results.put(arm, fork(arm, dir));
             }
-            lines.add(
-                    line(
-                            "sampling, generator (KV cache, prompt prefilled once)",
-                            results.get("sampling-cached")));
-            lines.add(
-                    line(
-                            "sampling, plain loop (whole sequence per token, no cache)",
-                            results.get("sampling-plain")));
-            lines.add(
-                    ratio(
-                            "sampling: generator / plain loop",
+            lines.addAll(
+                    comparison(
+                            "sampling",
+                            "generator (KV cache, prompt prefilled once)",
                             results.get("sampling-cached"),
+                            "plain loop (whole sequence per token, no cache)",
                             results.get("sampling-plain")));
-            lines.add(
-                    line(
-                            "GRPO step, prompt shared (what the trainer runs)",
-                            results.get("grpo-shared")));
-            lines.add(
-                    line(
-                            "GRPO step, plain (a copy of the prompt per sample)",
-                            results.get("grpo-plain")));
-            lines.add(
-                    ratio(
-                            "GRPO step: shared / plain",
+            lines.addAll(
+                    comparison(
+                            "GRPO step",
+                            "prompt shared (what the trainer runs)",
                             results.get("grpo-shared"),
+                            "plain (a copy of the prompt per sample)",
                             results.get("grpo-plain")));
         } finally {
             RandomCheckpoints.delete(dir);
@@ -137,6 +127,25 @@ class SmolLm2ShapeBenchmark {
         return new double[] {Double.parseDouble(parts[1]), Double.parseDouble(parts[2])};
     }
 
+    /** Two arms of one kind of work and their ratios: tokens/s and peak memory. */
+    private static List<String> comparison(
+            final String work,
+            final String fastName,
+            final double[] fast,
+            final String plainName,
+            final double[] plain) {
+        return List.of(
+                line(work + ", " + fastName, fast),
+                line(work + ", " + plainName, plain),
+                String.format(
+                        Locale.ROOT,
+                        "  %s: %s / plain = %.2fx tokens/s, %.2fx peak memory",
+                        work,
+                        fastName.substring(0, fastName.indexOf(" (")),
+                        fast[0] / plain[0],
+                        fast[1] / Math.max(1, plain[1])));
+    }
+
     private static String line(final String name, final double[] arm) {
         return String.format(
                 Locale.ROOT,
@@ -144,15 +153,6 @@ class SmolLm2ShapeBenchmark {
                 name,
                 arm[0],
                 arm[1] / (1024 * 1024));
-    }
-
-    private static String ratio(final String name, final double[] a, final double[] b) {
-        return String.format(
-                Locale.ROOT,
-                "  %s = %.2fx tokens/s, %.2fx peak memory",
-                name,
-                a[0] / b[0],
-                a[1] / Math.max(1, b[1]));
     }
 
     /**
