@@ -13,12 +13,18 @@ public final class RandomCheckpoints {
 
     private RandomCheckpoints() {}
 
+    /** {@link #smolLm2Shape(Path, Path)} with the tiny Qwen2 fixture's tokenizer. */
+    public static HfConfig smolLm2Shape(final Path dir) throws IOException {
+        return smolLm2Shape(dir, HfFixtures.checkpoint("qwen2-tiny").resolve(HfTokenizer.FILE));
+    }
+
     /**
      * A Llama checkpoint at SmolLM2-135M's dimensions (30 layers, 576 wide, 9 heads, 3 KV heads,
-     * MLP 1536, 49,152-token vocabulary, tied head) with random BF16 weights (a 269 MB file) and
-     * the tiny Qwen2 fixture's tokenizer (its ids are all inside the vocabulary).
+     * MLP 1536, 49,152-token vocabulary, tied head, end of text id 0) with random BF16 weights (a
+     * 269 MB file) and a copy of {@code tokenizer}, a {@code tokenizer.json} whose ids are inside
+     * the vocabulary.
      */
-    public static HfConfig smolLm2Shape(final Path dir) throws IOException {
+    public static HfConfig smolLm2Shape(final Path dir, final Path tokenizer) throws IOException {
         Files.writeString(
                 dir.resolve(HfConfig.FILE),
                 """
@@ -29,9 +35,7 @@ public final class RandomCheckpoints {
                  "max_position_embeddings": 8192, "tie_word_embeddings": true,
                  "bos_token_id": 0, "eos_token_id": 0}
                 """);
-        Files.copy(
-                HfFixtures.checkpoint("qwen2-tiny").resolve(HfTokenizer.FILE),
-                dir.resolve(HfTokenizer.FILE));
+        Files.copy(tokenizer, dir.resolve(HfTokenizer.FILE));
         final HfConfig config = HfConfig.load(dir);
         final SplittableRandom random = new SplittableRandom(5);
         final Map<String, Stored> tensors = new LinkedHashMap<>();
