@@ -3,7 +3,9 @@ package dev.rwml.trainer;
 import ai.djl.ndarray.NDManager;
 import dev.rwml.events.RewardedGroup;
 import dev.rwml.events.RewardedSample;
+import dev.rwml.runtime.errors.UnfitSettingsException;
 import dev.rwml.worldmodel.DjlRuntime;
+import dev.rwml.worldmodel.ModelRuntime;
 import dev.rwml.worldmodel.channel.VerifiedArtifact;
 import dev.rwml.worldmodel.checkpoint.Checkpoint;
 import dev.rwml.worldmodel.hf.HfCheckpoint;
@@ -13,6 +15,7 @@ import dev.rwml.worldmodel.hf.LoraAdapter;
 import dev.rwml.worldmodel.hf.LoraCheckpoint;
 import dev.rwml.worldmodel.hf.LoraConfig;
 import dev.rwml.worldmodel.model.CausalLM;
+import dev.rwml.worldmodel.model.MemoryEstimate;
 import dev.rwml.worldmodel.model.ModelConfig;
 import dev.rwml.worldmodel.model.SequenceBatch;
 import dev.rwml.worldmodel.model.Tensor;
@@ -28,8 +31,10 @@ import dev.rwml.worldmodel.train.Trainer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,6 +65,7 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
     private final GenerationTokenizer tokenizer;
     private final int maxContext;
     private final Format format;
+    private boolean memoryChecked;
 
     /**
      * What differs between the artifact formats: how a trained version is written and described.
@@ -374,11 +380,76 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
 
     @Override
     public StepStats step(final List<RewardedGroup> miniBatch) {
-        final StepMetrics m =
-                objective == Objective.SFT
-                        ? trainer.sftStep(sftPairs(miniBatch))
-                        : trainer.grpoStep(grpoSamples(miniBatch), grpoConfig(miniBatch));
+        final StepMetrics m;
+        if (objective == Objective.SFT) {
+            final List<SequenceBatch.Pair> pairs = sftPairs(miniBatch);
+            checkFirstStepMemory(miniBatch.size(), pairs);
+            m = trainer.sftStep(pairs);
+        } else {
+            final List<GrpoSample> samples = grpoSamples(miniBatch);
+            final List<SequenceBatch.Pair> pairs = new ArrayList<>(samples.size());
+            for (final GrpoSample s : samples) {
+                pairs.add(new SequenceBatch.Pair(s.prompt(), s.completion()));
+            }
+            checkFirstStepMemory(miniBatch.size(), pairs);
+            m = trainer.grpoStep(samples, grpoConfig(miniBatch));
+        }
         return new StepStats(m.loss(), m.kl(), m.clipFraction(), m.gradNorm(), m.tokens());
+    }
+
+    /**
+     * Refuses the first step when its estimated need beyond the loaded models exceeds what the
+     * device has free (or {@code model.memory.limit}), before it runs: a step that cannot fit would
+     * end the process midway and again after every restart. Later steps are not checked: the
+     * gradients, moments and buffers of the first are in use by then, so the free memory no longer
+     * compares with the estimate.
+     */
+    private void checkFirstStepMemory(final int groups, final List<SequenceBatch.Pair> pairs) {
+        if (memoryChecked || pairs.isEmpty()) {
+            return;
+        }
+        memoryChecked = true;
+        int prompt = 0;
+        int completion = 0;
+        for (final SequenceBatch.Pair p : pairs) {
+            prompt = Math.max(prompt, p.prompt().length);
+            completion = Math.max(completion, p.completion().length);
+        }
+        final String step =
+                String.format(
+                        Locale.ROOT,
+                        "%d group(s), %d sequences of up to %d prompt + %d completion tokens",
+                        groups,
+                        pairs.size(),
+                        prompt,
+                        completion);
+        final MemoryEstimate need = trainer.stepMemory(pairs);
+        final OptionalLong free = config.model().batchMemory();
+        if (free.isPresent() && need.total() > free.getAsLong()) {
+            throw new UnfitSettingsException(
+                    "the trainer's first step ("
+                            + step
+                            + ") needs about "
+                            + need.describe()
+                            + " beyond the loaded model, but "
+                            + MemoryEstimate.size(free.getAsLong())
+                            + (config.model().memoryLimit().isPresent()
+                                    ? " is allowed (" + ModelRuntime.MEMORY_LIMIT + ")"
+                                    : " is free on " + DjlRuntime.device())
+                            + ": lower groups.per.step or raise mini.batches here, or lower the"
+                            + " prediction stage's group.size, prompt.max.tokens or"
+                            + " sampling.max.new.tokens"
+                            + (format.name().equals(HfCheckpoint.FORMAT)
+                                    ? ", or train LoRA adapters (model init --from-hf DIR --lora)"
+                                    : ""));
+        }
+        LOG.info(
+                "Trainer: the first step ({}) needs about {} beyond the loaded model; {} available"
+                        + " on {}",
+                step,
+                need.describe(),
+                free.isPresent() ? MemoryEstimate.size(free.getAsLong()) : "unknown",
+                DjlRuntime.device());
     }
 
     /**

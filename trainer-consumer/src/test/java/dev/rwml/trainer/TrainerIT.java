@@ -8,8 +8,10 @@ import dev.rwml.events.NextStateKind;
 import dev.rwml.events.OffsetRange;
 import dev.rwml.events.RewardedGroup;
 import dev.rwml.ops.embedded.KafkaStack;
+import dev.rwml.runtime.errors.UnfitSettingsException;
 import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.topics.TopicCatalog;
+import dev.rwml.worldmodel.ModelRuntime;
 import dev.rwml.worldmodel.checkpoint.Checkpoint;
 import dev.rwml.worldmodel.tokenizer.WorldModelTokenizer;
 import io.micrometer.core.instrument.Counter;
@@ -461,6 +463,38 @@ class TrainerIT {
         assertThat(ledger.versions.get(0).getObjective()).isEqualTo("sft");
         assertThat(ledger.trained).hasSize(4);
         assertThat(ledger.versions.get(0).getMetrics().get("loss")).isPositive();
+    }
+
+    @Test
+    void shouldRefuseAFirstStepThatCannotFitTheMemoryItMayUseAndLoseNoGroup() throws Exception {
+        final String run = newRun();
+        final Ledger ledger = new Ledger();
+        try (KafkaProducer<String, byte[]> p =
+                TrainerFixture.rewardsProducer(KAFKA.bootstrapServers())) {
+            TrainerFixture.send(KAFKA.schemaRegistryUrl(), run, p, groups("m", 4, 0));
+        }
+        try (TrainerLoop loop =
+                loop(config(run, Map.of(ModelRuntime.MEMORY_LIMIT, "1k")), ledger)) {
+            assertThat(start(loop))
+                    .failsWithin(WAIT)
+                    .withThrowableThat()
+                    .havingRootCause()
+                    .isInstanceOf(UnfitSettingsException.class)
+                    .withMessageContaining("the trainer's first step (2 group(s), 8 sequences")
+                    .withMessageContaining("gradients and AdamW moments")
+                    .withMessageContaining("is allowed (model.memory.limit)")
+                    .withMessageContaining("lower groups.per.step or raise mini.batches");
+        }
+        assertThat(ledger.versions).as("no version from a refused step").isEmpty();
+
+        // the same groups train once the limit allows the step: none was committed or lost
+        try (TrainerLoop loop = loop(config(run, Map.of()), ledger)) {
+            final CompletableFuture<Long> done = start(loop);
+            await().atMost(WAIT).until(() -> ledger.trained.size() == 4 || done.isDone());
+            loop.close();
+            done.get();
+        }
+        assertThat(ledger.trained).hasSize(4);
     }
 
     @Test

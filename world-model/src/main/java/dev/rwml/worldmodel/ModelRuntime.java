@@ -106,8 +106,8 @@ public record ModelRuntime(int threads, String device, OptionalLong memoryLimit)
                         ConfigDef.Importance.LOW,
                         "Memory a batch may use beside the loaded model (e.g. 6g, as a container's"
                                 + " limit allows); empty: what the device has free (the host's"
-                                + " MemAvailable, a GPU's free memory). A batch estimated above it"
-                                + " is refused at start.");
+                                + " MemAvailable, a GPU's free memory). A prediction batch or the"
+                                + " trainer's first step estimated above it is refused at start.");
     }
 
     /**

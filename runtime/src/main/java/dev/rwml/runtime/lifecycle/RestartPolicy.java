@@ -2,6 +2,7 @@ package dev.rwml.runtime.lifecycle;
 
 import dev.rwml.runtime.errors.Backoff;
 import dev.rwml.runtime.errors.ErrorPolicy;
+import dev.rwml.runtime.errors.UnfitSettingsException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -12,8 +13,8 @@ import java.util.Deque;
  * {@link ErrorPolicy}) is waited out with exponential backoff and never counts; any other crash
  * restarts the thread at most {@code maxRestarts} times within a sliding {@code window}, and past
  * that the stage gives up, so a persistent fault stops the process (non-zero exit) instead of
- * looping. A refused login, permission or certificate ({@link ErrorPolicy#isAccessFailure}) stops
- * the stage at once.
+ * looping. A refused login, permission or certificate ({@link ErrorPolicy#isAccessFailure}) and
+ * settings that cannot work ({@link UnfitSettingsException}) stop the stage at once.
  */
 public final class RestartPolicy {
 
@@ -50,6 +51,15 @@ public final class RestartPolicy {
                     Duration.ZERO,
                     "access refused; a restart cannot help: fix the credentials, ACLs or"
                             + " truststore and start the stage again");
+        }
+        for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+            if (cause instanceof UnfitSettingsException) {
+                return new Decision(
+                        false,
+                        Duration.ZERO,
+                        "the settings cannot work here; a restart cannot help: change them as"
+                                + " the error says and start the stage again");
+            }
         }
         if (ErrorPolicy.isOutage(error)) {
             final Duration delay = outages.next();

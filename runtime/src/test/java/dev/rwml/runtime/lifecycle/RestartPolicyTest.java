@@ -70,6 +70,21 @@ class RestartPolicyTest {
         assertThat(decision.reason()).contains("access refused");
     }
 
+    @Test
+    void shouldStopAtOnceWhenTheSettingsCannotWork() {
+        final RestartPolicy policy = new RestartPolicy(3, Duration.ofMinutes(10), new TestClock());
+
+        final RestartPolicy.Decision decision =
+                policy.onCrash(
+                        new RuntimeException(
+                                new dev.rwml.runtime.errors.UnfitSettingsException(
+                                        "the first step needs 9 GiB, 1 GiB is free")));
+
+        assertThat(decision.restart()).isFalse();
+        assertThat(decision.reason()).contains("settings cannot work");
+        assertThat(policy.onCrash(BOOM).restart()).as("other faults still restart").isTrue();
+    }
+
     private static final class TestClock extends Clock {
         private long millis;
 

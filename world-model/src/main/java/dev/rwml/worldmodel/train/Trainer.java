@@ -10,6 +10,7 @@ import ai.djl.ndarray.types.Shape;
 import ai.djl.training.GradientCollector;
 import dev.rwml.worldmodel.DjlRuntime;
 import dev.rwml.worldmodel.model.CausalLM;
+import dev.rwml.worldmodel.model.MemoryEstimate;
 import dev.rwml.worldmodel.model.SequenceBatch;
 import dev.rwml.worldmodel.model.SharedPromptBatch;
 import dev.rwml.worldmodel.model.Tensor;
@@ -67,6 +68,19 @@ public final class Trainer implements AutoCloseable {
     /** The optimiser (its state goes into checkpoints). */
     public AdamW optimizer() {
         return optimizer;
+    }
+
+    /**
+     * What one step over {@code pairs} needs beyond the loaded models, as {@link #sftStep} and
+     * {@link #grpoStep} batch them ({@link MemoryEstimate#trainingStep}).
+     */
+    public MemoryEstimate stepMemory(final List<SequenceBatch.Pair> pairs) {
+        long trainable = 0;
+        for (final NDArray p : policy.parameters().values()) {
+            trainable += p.size();
+        }
+        return MemoryEstimate.trainingStep(
+                policy.shape(), trainable, SharedPromptBatch.of(pairs, padId, policy.maxContext()));
     }
 
     /** One SFT step: cross-entropy of the completions (targets) given their prompts. */
