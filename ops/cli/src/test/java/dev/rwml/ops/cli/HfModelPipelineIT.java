@@ -18,7 +18,6 @@ import dev.rwml.worldmodel.DjlRuntime;
 import dev.rwml.worldmodel.hf.HfCheckpoint;
 import dev.rwml.worldmodel.hf.HfDecoder;
 import dev.rwml.worldmodel.hf.HfModel;
-import dev.rwml.worldmodel.hf.LoraCheckpoint;
 import dev.rwml.worldmodel.model.SequenceBatch;
 import dev.rwml.worldmodel.prompt.Prompt;
 import dev.rwml.worldmodel.prompt.PromptFormat;
@@ -42,9 +41,8 @@ import org.junit.jupiter.api.Timeout;
  * A user's own Hugging Face checkpoint through the whole pipeline, each command its own process as
  * the README runs them: {@code model init --from-hf DIR} publishes it as version 0, the prediction,
  * reward and trainer stages produce version 1 in the same checkpoint format, and {@code models
- * export --hf} writes version 1 back as a checkpoint directory that loads. A second run does the
- * same with {@code --lora}: version 1 is the adapter alone, the prediction stage applies it to the
- * base, and the export merges it.
+ * export --hf} writes version 1 back as a checkpoint directory that loads. The same commands with
+ * {@code --lora} run at a real model's size in {@link SmolLm2ShapeIT}.
  *
  * <p>The checkpoint is the tiny random Qwen2 of {@code shared/fixtures/hf-tiny} with a ChatML
  * template and a longer {@code max_position_embeddings} (its 128 positions do not hold the paper's
@@ -57,7 +55,6 @@ import org.junit.jupiter.api.Timeout;
 class HfModelPipelineIT {
 
     private static final String RUN = "hfpipe";
-    private static final String LORA_RUN = "hflora";
     private static final Duration PIPELINE = Duration.ofMinutes(3);
 
     /** The prediction stage's default {@code prompt.max.tokens}. */
@@ -95,7 +92,7 @@ class HfModelPipelineIT {
         prepareCheckpoint(checkpoint, transitions);
 
         // every weight trained: version 1 is a whole checkpoint
-        final ModelVersion full = versionOne(cluster, RUN, checkpoint, "");
+        final ModelVersion full = versionOne(cluster, RUN, checkpoint);
         assertThat(full.getArtifact().getFormat()).isEqualTo(HfCheckpoint.FORMAT);
         assertThat(full.getModelConfig()).containsEntry("architecture", "Qwen2ForCausalLM");
         assertThat(full.getParentVersion()).isEqualTo(0L);
@@ -117,49 +114,32 @@ class HfModelPipelineIT {
         final long fullSeconds = (System.nanoTime() - started) / 1_000_000_000L;
         assertThat(parsed).as("samples that closed </next_state>").isPositive();
         exportAndReload(RUN);
-
-        // LoRA: version 0 frozen, version 1 is the adapter alone, served over the base
-        final long loraStarted = System.nanoTime();
-        final ModelVersion lora = versionOne(cluster, LORA_RUN, checkpoint, " --lora r=4,alpha=8");
-        assertThat(lora.getArtifact().getFormat()).isEqualTo(LoraCheckpoint.FORMAT);
-        assertThat(lora.getModelConfig())
-                .containsEntry("lora", "r=4,alpha=8,dropout=0,targets=q+k+v+o+gate+up+down");
-        assertThat(lora.getArtifact().getSizeBytes())
-                .as("the adapter, not the weights")
-                .isLessThan(full.getArtifact().getSizeBytes() / 2);
-        exportAndReload(LORA_RUN);
         Files.writeString(
                 rwml.work().resolve("figures.txt"),
                 String.format(
                         java.util.Locale.ROOT,
                         "%d prediction groups, %d of %d samples with a next state, version 1"
-                                + " after %d s (%d bytes); LoRA version 1 after %d s more"
-                                + " (%d bytes)%n",
+                                + " after %d s (%d bytes)%n",
                         groups.size(),
                         parsed,
                         groups.stream().mapToInt(g -> g.getSamples().size()).sum(),
                         fullSeconds,
-                        full.getArtifact().getSizeBytes(),
-                        (System.nanoTime() - loraStarted) / 1_000_000_000L,
-                        lora.getArtifact().getSizeBytes()));
+                        full.getArtifact().getSizeBytes()));
     }
 
     /**
-     * Publishes the checkpoint as version 0 of {@code run} ({@code model init --from-hf} with
-     * {@code initOptions}), runs the prediction, reward and trainer stages until version 1 is
-     * committed and the prediction stage has loaded it, stops them and returns its manifest.
+     * Publishes the checkpoint as version 0 of {@code run} ({@code model init --from-hf}), runs the
+     * prediction, reward and trainer stages until version 1 is committed and the prediction stage
+     * has loaded it, stops them and returns its manifest.
      */
     private ModelVersion versionOne(
-            final RwmlProcesses.Cluster cluster,
-            final String run,
-            final Path checkpoint,
-            final String initOptions)
+            final RwmlProcesses.Cluster cluster, final String run, final Path checkpoint)
             throws Exception {
         final var registry = EventSerdes.registryConfig(cluster.registry());
         final Child init =
                 rwml.runToEnd(
                         run + "-model-init",
-                        "model init --run " + run + " --from-hf " + checkpoint + initOptions);
+                        "model init --run " + run + " --from-hf " + checkpoint);
         assertThat(Files.readString(init.out()))
                 .contains("published version 0 of run " + run + ": Qwen2ForCausalLM")
                 .contains(HfCheckpoint.FORMAT);
