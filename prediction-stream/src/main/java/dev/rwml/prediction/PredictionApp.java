@@ -13,8 +13,6 @@ import dev.rwml.runtime.start.StartPositions;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
-import dev.rwml.worldmodel.DjlRuntime;
-import dev.rwml.worldmodel.ModelRuntime;
 import dev.rwml.worldmodel.channel.ModelChannel;
 import dev.rwml.worldmodel.channel.ModelChannelReader;
 import dev.rwml.worldmodel.channel.ModelFollower;
@@ -30,7 +28,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.admin.Admin;
@@ -266,29 +263,17 @@ public final class PredictionApp implements RunningStage {
                         + " prompt + "
                         + config.maxNewTokens()
                         + " new tokens";
-        final OptionalLong free = config.model().batchMemory();
-        if (free.isPresent() && need.total() > free.getAsLong()) {
+        final Optional<String> shortfall = config.model().shortfall(need);
+        if (shortfall.isPresent()) {
             throw new IllegalStateException(
                     "a batch of "
                             + batch
-                            + " needs about "
-                            + need.describe()
-                            + " beyond the loaded model, but "
-                            + MemoryEstimate.size(free.getAsLong())
-                            + (config.model().memoryLimit().isPresent()
-                                    ? " is allowed (" + ModelRuntime.MEMORY_LIMIT + ")"
-                                    : " is free on " + DjlRuntime.device())
+                            + " "
+                            + shortfall.get()
                             + ": lower batch.size, group.size, prompt.max.tokens or"
                             + " sampling.max.new.tokens");
         }
-        LOG.info(
-                "Run {}: a batch of {} needs about {} beyond the loaded model; {} available on"
-                        + " {}",
-                config.run(),
-                batch,
-                need.describe(),
-                free.isPresent() ? MemoryEstimate.size(free.getAsLong()) : "unknown",
-                DjlRuntime.device());
+        LOG.info("Run {}: a batch of {} {}", config.run(), batch, config.model().headroom(need));
     }
 
     /** Version 0's lineage, from its manifest on the run's models topic. */

@@ -5,7 +5,6 @@ import dev.rwml.events.RewardedGroup;
 import dev.rwml.events.RewardedSample;
 import dev.rwml.runtime.errors.UnfitSettingsException;
 import dev.rwml.worldmodel.DjlRuntime;
-import dev.rwml.worldmodel.ModelRuntime;
 import dev.rwml.worldmodel.channel.VerifiedArtifact;
 import dev.rwml.worldmodel.checkpoint.Checkpoint;
 import dev.rwml.worldmodel.hf.HfCheckpoint;
@@ -34,7 +33,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -424,18 +422,13 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
                         prompt,
                         completion);
         final MemoryEstimate need = trainer.stepMemory(pairs);
-        final OptionalLong free = config.model().batchMemory();
-        if (free.isPresent() && need.total() > free.getAsLong()) {
+        final Optional<String> shortfall = config.model().shortfall(need);
+        if (shortfall.isPresent()) {
             throw new UnfitSettingsException(
                     "the trainer's first step ("
                             + step
-                            + ") needs about "
-                            + need.describe()
-                            + " beyond the loaded model, but "
-                            + MemoryEstimate.size(free.getAsLong())
-                            + (config.model().memoryLimit().isPresent()
-                                    ? " is allowed (" + ModelRuntime.MEMORY_LIMIT + ")"
-                                    : " is free on " + DjlRuntime.device())
+                            + ") "
+                            + shortfall.get()
                             + ": lower groups.per.step or raise mini.batches here, or lower the"
                             + " prediction stage's group.size, prompt.max.tokens or"
                             + " sampling.max.new.tokens"
@@ -443,13 +436,7 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
                                     ? ", or train LoRA adapters (model init --from-hf DIR --lora)"
                                     : ""));
         }
-        LOG.info(
-                "Trainer: the first step ({}) needs about {} beyond the loaded model; {} available"
-                        + " on {}",
-                step,
-                need.describe(),
-                free.isPresent() ? MemoryEstimate.size(free.getAsLong()) : "unknown",
-                DjlRuntime.device());
+        LOG.info("Trainer: the first step ({}) {}", step, config.model().headroom(need));
     }
 
     /**

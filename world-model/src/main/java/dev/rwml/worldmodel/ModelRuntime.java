@@ -3,6 +3,7 @@ package dev.rwml.worldmodel;
 import dev.rwml.worldmodel.model.MemoryEstimate;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
@@ -79,6 +80,37 @@ public record ModelRuntime(int threads, String device, OptionalLong memoryLimit)
         return memoryLimit.isPresent()
                 ? memoryLimit
                 : MemoryEstimate.available(DjlRuntime.device());
+    }
+
+    /**
+     * Why {@code need} cannot run beside the loaded model, e.g. {@code needs about 98 MiB (KV cache
+     * 36 MiB, ...) beyond the loaded model, but 1 MiB is allowed (model.memory.limit)}; empty when
+     * it fits or the free memory is unknown.
+     */
+    public Optional<String> shortfall(final MemoryEstimate need) {
+        final OptionalLong free = batchMemory();
+        if (free.isEmpty() || need.total() <= free.getAsLong()) {
+            return Optional.empty();
+        }
+        return Optional.of(
+                "needs about "
+                        + need.describe()
+                        + " beyond the loaded model, but "
+                        + MemoryEstimate.size(free.getAsLong())
+                        + (memoryLimit.isPresent()
+                                ? " is allowed (" + MEMORY_LIMIT + ")"
+                                : " is free on " + DjlRuntime.device()));
+    }
+
+    /** What a stage logs of a {@code need} that fits: the estimate beside what is available. */
+    public String headroom(final MemoryEstimate need) {
+        final OptionalLong free = batchMemory();
+        return "needs about "
+                + need.describe()
+                + " beyond the loaded model; "
+                + (free.isPresent() ? MemoryEstimate.size(free.getAsLong()) : "unknown")
+                + " available on "
+                + DjlRuntime.device();
     }
 
     /** Declares {@link #THREADS}, {@link #DEVICE} and {@link #MEMORY_LIMIT}. */

@@ -86,6 +86,11 @@ public final class HfDecoder implements CausalLM {
         return new HfDecoder(config, null, params, invFreq, adapter);
     }
 
+    @Override
+    public long adapterFloatsPerToken() {
+        return adapter == null ? 0 : adapter.savedFloatsPerToken();
+    }
+
     /** The adapter of a view, if this is one. */
     public Optional<LoraAdapter> adapter() {
         return Optional.ofNullable(adapter);

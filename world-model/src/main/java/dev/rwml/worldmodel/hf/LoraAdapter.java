@@ -175,6 +175,20 @@ public final class LoraAdapter implements AutoCloseable {
     }
 
     /**
+     * Floats per token that training through the adapter keeps for the backward pass beyond the
+     * frozen decoder's own: each adapted projection's input and output (the outer sizes of its A
+     * and B), and its input once more under dropout, over every layer.
+     */
+    public long savedFloatsPerToken() {
+        long n = 0;
+        for (final NDArray[] ab : byModule.values()) {
+            final long in = ab[0].getShape().get(1);
+            n += in * (config.dropout() > 0 ? 2 : 1) + ab[1].getShape().get(0);
+        }
+        return n;
+    }
+
+    /**
      * The adapter's contribution to projection {@code module} of input {@code x}: {@code scaling *
      * B A dropout(x)}, with dropout only while {@code training}; null when the module is not
      * adapted.

@@ -23,6 +23,14 @@ public interface CausalLM extends AutoCloseable {
     DecoderShape shape();
 
     /**
+     * Floats per token that training through this model's adapter keeps for the backward pass
+     * beyond the decoder's own tensors; 0 for a model without one.
+     */
+    default long adapterFloatsPerToken() {
+        return 0;
+    }
+
+    /**
      * The hidden states (batch, steps, hidden) that {@link #head} turns into logits, for token ids
      * (batch, steps, int64) at the given positions (batch, steps, int64). {@code bias} is an
      * additive attention bias broadcastable to (batch, heads, steps, keys), or null for none; with

@@ -93,10 +93,15 @@ public record MemoryEstimate(Map<String, Long> parts) {
      * adapter's), the tensors each layer keeps for the backward pass over the prompts' prefix pass
      * and the completions (attention scores included), the log-probabilities over the whole
      * vocabulary with their gradient, and the engine's buffers. A GRPO step's reference pass runs
-     * without a gradient and adds only its result.
+     * without a gradient and adds only its result. Training through a LoRA adapter also keeps
+     * {@code adapterFloatsPerToken} per position (its projections' inputs and outputs); 0 without
+     * one.
      */
     public static MemoryEstimate trainingStep(
-            final DecoderShape shape, final long trainable, final SharedPromptBatch batch) {
+            final DecoderShape shape,
+            final long trainable,
+            final long adapterFloatsPerToken,
+            final SharedPromptBatch batch) {
         int promptTokens = 0;
         for (final int[] p : batch.prompts()) {
             promptTokens = Math.max(promptTokens, p.length);
@@ -115,6 +120,9 @@ public record MemoryEstimate(Map<String, Long> parts) {
                         * SAVED_WIDTHS
                         * (shape.hidden() + shape.intermediate())
                         * FLOAT);
+        if (adapterFloatsPerToken > 0) {
+            parts.put("adapter activations", (prefix + completion) * adapterFloatsPerToken * FLOAT);
+        }
         parts.put("attention scores", 3 * scores * shape.layers() * FLOAT);
         parts.put("log-probs", 3 * completion * shape.vocab() * FLOAT);
         parts.put("engine buffers", (long) (TRAINING_ENGINE_BUFFERS * shape.parameters() * FLOAT));

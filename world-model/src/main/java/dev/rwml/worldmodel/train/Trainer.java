@@ -80,7 +80,10 @@ public final class Trainer implements AutoCloseable {
             trainable += p.size();
         }
         return MemoryEstimate.trainingStep(
-                policy.shape(), trainable, SharedPromptBatch.of(pairs, padId, policy.maxContext()));
+                policy.shape(),
+                trainable,
+                policy.adapterFloatsPerToken(),
+                SharedPromptBatch.of(pairs, padId, policy.maxContext()));
     }
 
     /** One SFT step: cross-entropy of the completions (targets) given their prompts. */

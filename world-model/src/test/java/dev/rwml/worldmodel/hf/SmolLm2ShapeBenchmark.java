@@ -1,11 +1,13 @@
 package dev.rwml.worldmodel.hf;
 
+import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import dev.rwml.worldmodel.DjlRuntime;
 import dev.rwml.worldmodel.generate.Generator;
 import dev.rwml.worldmodel.generate.SamplingParams;
 import dev.rwml.worldmodel.model.Masks;
+import dev.rwml.worldmodel.model.MemoryEstimate;
 import dev.rwml.worldmodel.model.SequenceBatch;
 import dev.rwml.worldmodel.model.SharedPromptBatch;
 import dev.rwml.worldmodel.tokenizer.GenerationTokenizer;
@@ -30,13 +32,17 @@ import org.junit.jupiter.api.Test;
  *       prompt) against a loop that runs the whole sequence through the model for every new token;
  *   <li>a GRPO step (reference pass without a gradient, policy pass, loss, backward) over one
  *       prompt and its G = 8 completions as the trainer runs it ({@link SharedPromptBatch}: one
- *       pass over the prompt) against a copy of the prompt per sample ({@link SequenceBatch}).
+ *       pass over the prompt) against a copy of the prompt per sample ({@link SequenceBatch}), and
+ *       the shared step once more through a LoRA adapter (r = 16 on the seven projections, the base
+ *       frozen) as the trainer runs {@code --lora}.
  * </ul>
  *
  * <p>For each: tokens per second (completion tokens) and the peak resident memory of the process
- * above its level before the arm, sampled every 5 ms. The sampler draws the full length every time
- * (a tokenizer that never ends a sample, so every arm does the same work). Prints; asserts nothing.
- * {@code -Dbench.g} changes G, {@code -Dbench.prompt} the prompt length.
+ * above its level before the arm, sampled every 5 ms; beside the GRPO arms with a shared prompt,
+ * what the trainer's memory check estimates for the step ({@link MemoryEstimate#trainingStep}, less
+ * the AdamW moments, which a step without an optimizer does not hold). The sampler draws the full
+ * length every time (a tokenizer that never ends a sample, so every arm does the same work).
+ * Prints; asserts nothing. {@code -Dbench.g} changes G, {@code -Dbench.prompt} the prompt length.
  */
 class SmolLm2ShapeBenchmark {
 
@@ -47,7 +53,7 @@ class SmolLm2ShapeBenchmark {
 
     /** The arms, each run in a JVM of its own so that none inherits another's allocations. */
     private static final List<String> ARMS =
-            List.of("sampling-cached", "sampling-plain", "grpo-shared", "grpo-plain");
+            List.of("sampling-cached", "sampling-plain", "grpo-shared", "grpo-plain", "grpo-lora");
 
     @Test
     void benchmarkSamplingAndGrpoStep() throws Exception {
@@ -83,6 +89,10 @@ class SmolLm2ShapeBenchmark {
                             results.get("grpo-shared"),
                             "plain (a copy of the prompt per sample)",
                             results.get("grpo-plain")));
+            lines.add(
+                    line(
+                            "GRPO step, LoRA r=16 (prompt shared, base frozen)",
+                            results.get("grpo-lora")));
         } finally {
             RandomCheckpoints.delete(dir);
         }
@@ -124,7 +134,9 @@ class SmolLm2ShapeBenchmark {
                         .reduce((a, b) -> b)
                         .orElseThrow(() -> new IllegalStateException("no result:\n" + output));
         final String[] parts = result.split(" ");
-        return new double[] {Double.parseDouble(parts[1]), Double.parseDouble(parts[2])};
+        return new double[] {
+            Double.parseDouble(parts[1]), Double.parseDouble(parts[2]), Double.parseDouble(parts[3])
+        };
     }
 
     /** Two arms of one kind of work and their ratios: tokens/s and peak memory. */
@@ -148,17 +160,24 @@ class SmolLm2ShapeBenchmark {
 
     private static String line(final String name, final double[] arm) {
         return String.format(
-                Locale.ROOT,
-                "  %-58s %7.1f tokens/s, peak memory +%,.1f MB",
-                name,
-                arm[0],
-                arm[1] / (1024 * 1024));
+                        Locale.ROOT,
+                        "  %-58s %7.1f tokens/s, peak memory +%,.1f MB",
+                        name,
+                        arm[0],
+                        arm[1] / (1024 * 1024))
+                + (arm[2] < 0
+                        ? ""
+                        : String.format(
+                                Locale.ROOT,
+                                " (the trainer estimates %,.1f MB)",
+                                arm[2] / (1024 * 1024)));
     }
 
     /**
      * One arm in this JVM: loads the checkpoint at {@code args[1]}, runs arm {@code args[0]} once
-     * to warm up and {@link #REPS} times measured, and prints {@code RESULT <tokens/s> <peak
-     * bytes>}: the process's resident high-water mark above its level after the model was loaded.
+     * to warm up and {@link #REPS} times measured, and prints {@code RESULT <tokens/s> <peak bytes>
+     * <estimated bytes>}: the process's resident high-water mark above its level after the model
+     * was loaded, and the trainer's estimate of the step (-1 where there is none).
      */
     public static void main(final String[] args) throws Exception {
         try (NDManager manager = DjlRuntime.newManager();
@@ -188,13 +207,21 @@ class SmolLm2ShapeBenchmark {
                     "RESULT "
                             + tokens / seconds
                             + " "
-                            + (PeakResidentMemory.highWaterMark() - base));
+                            + (PeakResidentMemory.highWaterMark() - base)
+                            + " "
+                            + work.estimate());
         }
     }
 
-    /** Completion tokens of one run of an arm. */
+    /** One arm's work. */
     private interface Work {
+        /** Runs it once; the completion tokens. */
         long run();
+
+        /** The trainer's estimate of its memory, in bytes; -1 where there is none. */
+        default long estimate() {
+            return -1;
+        }
     }
 
     private static Work work(
@@ -229,14 +256,44 @@ class SmolLm2ShapeBenchmark {
             advantages[r] = r % 2 == 0 ? 1f : -1f;
         }
         final long tokens = pairs.stream().mapToLong(p -> p.completion().length).sum();
-        model.setTrainable(true);
-        if (arm.equals("grpo-shared")) {
+        if (!arm.equals("grpo-plain")) {
+            final HfDecoder policy =
+                    arm.equals("grpo-lora")
+                            ? model.withAdapter(
+                                    LoraAdapter.create(
+                                            model.config(), LoraConfig.parse("r=16"), 1, manager))
+                            : model;
+            model.setTrainable(policy == model);
+            policy.setTrainable(true);
             final SharedPromptBatch shared = SharedPromptBatch.of(pairs, 0, model.maxContext());
-            return () -> {
-                SharedPromptBenchmark.sharedStep(model, manager, shared, behaviour, advantages);
-                return tokens;
+            long trainable = 0;
+            for (final NDArray p : policy.parameters().values()) {
+                trainable += p.size();
+            }
+            // the benchmark runs no optimizer: no AdamW moments
+            final long estimate =
+                    MemoryEstimate.trainingStep(
+                                            model.shape(),
+                                            trainable,
+                                            policy.adapterFloatsPerToken(),
+                                            shared)
+                                    .total()
+                            - 2 * trainable * Float.BYTES;
+            return new Work() {
+                @Override
+                public long run() {
+                    SharedPromptBenchmark.sharedStep(
+                            policy, manager, shared, behaviour, advantages);
+                    return tokens;
+                }
+
+                @Override
+                public long estimate() {
+                    return estimate;
+                }
             };
         }
+        model.setTrainable(true);
         final SequenceBatch packed = SequenceBatch.of(pairs, 0, model.maxContext());
         return () -> {
             SharedPromptBenchmark.packedStep(model, manager, packed, behaviour, advantages);

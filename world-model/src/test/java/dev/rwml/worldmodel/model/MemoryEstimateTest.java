@@ -29,9 +29,9 @@ class MemoryEstimateTest {
     @Test
     void shouldCountEachPartOfATrainingStepFromTheBatchShape() {
         final MemoryEstimate one =
-                MemoryEstimate.trainingStep(SMOLLM2, SMOLLM2.parameters(), group(1, 128, 8, 16));
+                MemoryEstimate.trainingStep(SMOLLM2, SMOLLM2.parameters(), 0, group(1, 128, 8, 16));
         final MemoryEstimate two =
-                MemoryEstimate.trainingStep(SMOLLM2, SMOLLM2.parameters(), group(2, 128, 8, 16));
+                MemoryEstimate.trainingStep(SMOLLM2, SMOLLM2.parameters(), 0, group(2, 128, 8, 16));
 
         assertThat(one.parts().keySet())
                 .containsExactly(
@@ -54,24 +54,31 @@ class MemoryEstimateTest {
     }
 
     @Test
-    void shouldNeedLessForAnAdapterThanForEveryWeight() {
+    void shouldCountAnAdaptersGradientsAndWhatItKeepsInsteadOfEveryWeightsGradients() {
         final SharedPromptBatch batch = group(1, 512, 8, 64);
+        // r = 16 on the seven projections: per layer, the inputs and outputs it keeps
+        final long adapterFloats = 30L * (2 * (576 + 576) + 2 * (576 + 192) + 3 * (576 + 1536));
         final MemoryEstimate full =
-                MemoryEstimate.trainingStep(SMOLLM2, SMOLLM2.parameters(), batch);
-        final MemoryEstimate lora = MemoryEstimate.trainingStep(SMOLLM2, 1_221_120L, batch);
+                MemoryEstimate.trainingStep(SMOLLM2, SMOLLM2.parameters(), 0, batch);
+        final MemoryEstimate lora =
+                MemoryEstimate.trainingStep(SMOLLM2, 4_884_480L, adapterFloats, batch);
 
-        assertThat(full.total() - lora.total()).isEqualTo(12 * (SMOLLM2.parameters() - 1_221_120L));
+        assertThat(lora.parts().get("gradients and AdamW moments")).isEqualTo(12 * 4_884_480L);
+        assertThat(lora.parts().get("adapter activations"))
+                .isEqualTo((512 + 8 * 64) * adapterFloats * 4);
+        assertThat(full.parts()).doesNotContainKey("adapter activations");
         assertThat(lora.parts().get("activations")).isEqualTo(full.parts().get("activations"));
+        assertThat(lora.total()).isLessThan(full.total());
     }
 
     @Test
     void shouldGrowWithThePromptFasterThanLinearlyThroughTheAttentionScores() {
         final long shortPrompt =
-                MemoryEstimate.trainingStep(SMOLLM2, 0, group(1, 256, 8, 16))
+                MemoryEstimate.trainingStep(SMOLLM2, 0, 0, group(1, 256, 8, 16))
                         .parts()
                         .get("attention scores");
         final long longPrompt =
-                MemoryEstimate.trainingStep(SMOLLM2, 0, group(1, 1024, 8, 16))
+                MemoryEstimate.trainingStep(SMOLLM2, 0, 0, group(1, 1024, 8, 16))
                         .parts()
                         .get("attention scores");
 

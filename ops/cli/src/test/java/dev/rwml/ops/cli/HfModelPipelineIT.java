@@ -1,9 +1,7 @@
 package dev.rwml.ops.cli;
 
 import static dev.rwml.ops.cli.RwmlProcesses.readCommitted;
-import static dev.rwml.ops.cli.RwmlProcesses.running;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import ai.djl.ndarray.NDManager;
 import dev.rwml.events.ModelVersion;
@@ -12,7 +10,6 @@ import dev.rwml.events.PredictionSample;
 import dev.rwml.events.Transition;
 import dev.rwml.ops.cli.RwmlProcesses.Child;
 import dev.rwml.schemas.serde.EventSerdes;
-import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.worldmodel.DjlRuntime;
 import dev.rwml.worldmodel.hf.HfCheckpoint;
@@ -166,30 +163,8 @@ class HfModelPipelineIT {
                                 + " --set groups.per.step=2 --set publish.every.steps=1"
                                 + " --set learning.rate=1e-4");
         final List<Child> stages = List.of(predict, reward, train);
-        final RunTopics topics = TopicCatalog.defaults().run(run);
-        final ModelVersion[] v1 = new ModelVersion[1];
-        await("version 1 of run " + run + ", served")
-                .atMost(PIPELINE)
-                .pollInterval(Duration.ofSeconds(3))
-                .untilAsserted(
-                        () -> {
-                            running(stages);
-                            v1[0] =
-                                    readCommitted(
-                                                    cluster.bootstrap(),
-                                                    topics.models().name(),
-                                                    topics.models()
-                                                            .valueSerde(registry)
-                                                            .deserializer())
-                                            .stream()
-                                            .filter(m -> m.getVersion() == 1)
-                                            .findFirst()
-                                            .orElse(null);
-                            assertThat(v1[0]).as("version 1%s", train.tails()).isNotNull();
-                            assertThat(Files.readString(predict.log()))
-                                    .as("the prediction stage's log")
-                                    .contains("loaded version 1 of run " + run);
-                        });
+        final ModelVersion v1 =
+                RwmlProcesses.awaitServedVersion(cluster, run, 1, predict, train, stages, PIPELINE);
         // --device reached the stages, which say where their model runs
         assertThat(Files.readString(predict.log()))
                 .contains(
@@ -198,13 +173,8 @@ class HfModelPipelineIT {
                                 + ": PyTorch 2.7.1 on cpu() (model.device=cpu");
         assertThat(Files.readString(train.log()))
                 .contains("Trainer of run " + run + ": PyTorch 2.7.1 on cpu() (model.device=cpu");
-        for (final Child stage : stages) {
-            stage.process().destroy();
-        }
-        for (final Child stage : stages) {
-            stage.process().waitFor(30, TimeUnit.SECONDS);
-        }
-        return v1[0];
+        RwmlProcesses.stop(stages);
+        return v1;
     }
 
     /** {@code models export --hf} of version 1 writes a checkpoint directory that loads. */

@@ -3,8 +3,12 @@ package dev.rwml.ops.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.rwml.events.ModelVersion;
 import dev.rwml.ops.embedded.Directories;
 import dev.rwml.ops.embedded.TestClients;
+import dev.rwml.schemas.serde.EventSerdes;
+import dev.rwml.schemas.topics.RunTopics;
+import dev.rwml.schemas.topics.TopicCatalog;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -173,6 +177,58 @@ final class RwmlProcesses implements AutoCloseable {
             }
         }
         return true;
+    }
+
+    /**
+     * Waits until version {@code version} of {@code run} is committed on the run's models topic and
+     * {@code predict}'s log says it loaded it, every stage running all along; its manifest.
+     */
+    static ModelVersion awaitServedVersion(
+            final Cluster cluster,
+            final String run,
+            final long version,
+            final Child predict,
+            final Child train,
+            final List<Child> stages,
+            final Duration within) {
+        final RunTopics topics = TopicCatalog.defaults().run(run);
+        final var registry = EventSerdes.registryConfig(cluster.registry());
+        final ModelVersion[] found = new ModelVersion[1];
+        await("version " + version + " of run " + run + ", served")
+                .atMost(within)
+                .pollInterval(Duration.ofSeconds(3))
+                .untilAsserted(
+                        () -> {
+                            running(stages);
+                            found[0] =
+                                    readCommitted(
+                                                    cluster.bootstrap(),
+                                                    topics.models().name(),
+                                                    topics.models()
+                                                            .valueSerde(registry)
+                                                            .deserializer())
+                                            .stream()
+                                            .filter(m -> m.getVersion() == version)
+                                            .findFirst()
+                                            .orElse(null);
+                            assertThat(found[0])
+                                    .as("version %d%s", version, train.tails())
+                                    .isNotNull();
+                            assertThat(Files.readString(predict.log()))
+                                    .as("the prediction stage's log")
+                                    .contains("loaded version " + version + " of run " + run);
+                        });
+        return found[0];
+    }
+
+    /** Stops the children with SIGTERM, as a user's Ctrl-C would, and waits for them. */
+    static void stop(final List<Child> children) throws InterruptedException {
+        for (final Child child : children) {
+            child.process().destroy();
+        }
+        for (final Child child : children) {
+            child.process().waitFor(30, TimeUnit.SECONDS);
+        }
     }
 
     /** Kills every child still running (and what it started) and waits for them. */

@@ -1,9 +1,7 @@
 package dev.rwml.ops.cli;
 
 import static dev.rwml.ops.cli.RwmlProcesses.readCommitted;
-import static dev.rwml.ops.cli.RwmlProcesses.running;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
@@ -128,44 +126,18 @@ class SmolLm2ShapeIT {
                                 + " --set publish.every.steps=1 --set learning.rate=1e-3");
         final List<Child> stages = List.of(predict, reward, train);
         final RunTopics topics = TopicCatalog.defaults().run(RUN);
-        final ModelVersion[] v1 = new ModelVersion[1];
-        await("LoRA version 1, served by the prediction stage")
-                .atMost(PIPELINE)
-                .pollInterval(Duration.ofSeconds(3))
-                .untilAsserted(
-                        () -> {
-                            running(stages);
-                            v1[0] =
-                                    readCommitted(
-                                                    cluster.bootstrap(),
-                                                    topics.models().name(),
-                                                    topics.models()
-                                                            .valueSerde(registry)
-                                                            .deserializer())
-                                            .stream()
-                                            .filter(m -> m.getVersion() == 1)
-                                            .findFirst()
-                                            .orElse(null);
-                            assertThat(v1[0]).as("version 1%s", train.tails()).isNotNull();
-                            assertThat(Files.readString(predict.log()))
-                                    .as("the prediction stage's log")
-                                    .contains("loaded version 1 of run " + RUN);
-                        });
+        final ModelVersion v1 =
+                RwmlProcesses.awaitServedVersion(cluster, RUN, 1, predict, train, stages, PIPELINE);
         final long servedSeconds = (System.nanoTime() - started) / 1_000_000_000L;
-        for (final Child stage : stages) {
-            stage.process().destroy();
-        }
-        for (final Child stage : stages) {
-            stage.process().waitFor(30, TimeUnit.SECONDS);
-        }
-        assertThat(v1[0].getArtifact().getFormat()).isEqualTo(LoraCheckpoint.FORMAT);
-        assertThat(v1[0].getModelConfig())
+        RwmlProcesses.stop(stages);
+        assertThat(v1.getArtifact().getFormat()).isEqualTo(LoraCheckpoint.FORMAT);
+        assertThat(v1.getModelConfig())
                 .containsEntry("architecture", "LlamaForCausalLM")
                 .containsEntry("lora", "r=4,alpha=8,dropout=0,targets=q+k+v+o+gate+up+down")
                 // rank 4 on seven projections of 30 layers: 30 x 4 x (2 x (576 + 576)
                 // + 2 x (576 + 192) + 3 x (576 + 1536))
                 .containsEntry("adapterParameters", "1221120");
-        assertThat(v1[0].getArtifact().getSizeBytes())
+        assertThat(v1.getArtifact().getSizeBytes())
                 .as("the adapter and its AdamW moments (3 x 4.9 MB), not the 269 MB of weights")
                 .isLessThan(16L << 20);
         final List<PredictionGroup> groups =
@@ -240,7 +212,7 @@ class SmolLm2ShapeIT {
                                 + " (adapter moved them by up to %.2e); %d s in all%n",
                         transitions.size(),
                         groups.size(),
-                        v1[0].getArtifact().getSizeBytes(),
+                        v1.getArtifact().getSizeBytes(),
                         servedSeconds,
                         maxDifference(reloaded, served),
                         maxDifference(served, base),
