@@ -199,7 +199,14 @@ public final class BaseModelInit {
             // First fence any earlier init of this run, then look: what it committed is visible.
             producer.initTransactions();
             refuseIfInitialised(channel, config.timeout());
-            final PretrainingSlice slice = readSlice(config, catalog);
+            final PretrainingSlice slice =
+                    readSlice(
+                            config.kafkaConfig(),
+                            config.registryConfig(),
+                            config.run(),
+                            config.maxTransitions(),
+                            config.envs(),
+                            config.timeout());
             listener.sliceRead(slice);
             final BaseModelTrainer.Result trained =
                     new BaseModelTrainer()
@@ -247,26 +254,36 @@ public final class BaseModelInit {
         }
     }
 
-    private static PretrainingSlice readSlice(final Config config, final TopicCatalog catalog) {
+    /**
+     * The pretraining slice of {@code rwml.transitions} for {@code run}: at most {@code
+     * maxTransitions} of the environments {@code envs} (all when empty).
+     *
+     * @throws IllegalStateException when it holds no transition
+     */
+    static PretrainingSlice readSlice(
+            final Map<String, ?> kafkaConfig,
+            final Map<String, ?> registryConfig,
+            final String run,
+            final int maxTransitions,
+            final Set<String> envs,
+            final Duration timeout) {
         final PretrainingSlice slice;
         try (EventSerde<Transition> serde =
-                catalog.transitions().valueSerde(config.registryConfig())) {
+                TopicCatalog.defaults().transitions().valueSerde(registryConfig)) {
             slice =
                     PretrainingSlice.read(
-                            config.kafkaConfig(),
+                            kafkaConfig,
                             serde,
-                            config.maxTransitions(),
-                            config.envs(),
-                            config.timeout(),
-                            "rwml-init-" + config.run() + "-slice");
+                            maxTransitions,
+                            envs,
+                            timeout,
+                            "rwml-init-" + run + "-slice");
         }
         if (slice.transitions().isEmpty()) {
             throw new IllegalStateException(
                     "no transitions to pretrain on in "
                             + TopicCatalog.TRANSITIONS
-                            + (config.envs().isEmpty()
-                                    ? ""
-                                    : " of envs " + new TreeSet<>(config.envs()))
+                            + (envs.isEmpty() ? "" : " of envs " + new TreeSet<>(envs))
                             + " ("
                             + slice.scanned()
                             + " records read): produce transitions first (rwml demo, or the"
@@ -279,12 +296,40 @@ public final class BaseModelInit {
             final Config config,
             final PretrainingSlice slice,
             final BaseModelTrainer.Result trained) {
-        final List<StepMetrics> history = trained.history();
-        final StepMetrics last = history.get(history.size() - 1);
+        return ModelVersion.newBuilder()
+                .setRun(config.run())
+                .setVersion(0)
+                .setParentVersion(null)
+                .setCreatedAt(Instant.now())
+                .setObjective("init")
+                .setCounters(counters(trained.history()))
+                .setMetrics(
+                        sftMetrics(trained.history(), slice, trained.examples(), trained.skipped()))
+                .setLineage(slice.lineage())
+                .setModelConfig(trained.checkpoint().config().toManifestMap())
+                .setTrainerConfig(trainerConfig(config));
+    }
+
+    /** The steps and tokens of an SFT on the slice. */
+    static TrainingCounters counters(final List<StepMetrics> history) {
         long tokens = 0;
         for (final StepMetrics m : history) {
             tokens += m.tokens();
         }
+        return TrainingCounters.newBuilder().setSteps(history.size()).setTokens(tokens).build();
+    }
+
+    /**
+     * Version 0's metrics after an SFT on {@code slice}: its losses, last gradient norm and
+     * learning rate, and what the slice held ({@code examples} trained on, {@code skipped} too long
+     * for the model's context).
+     */
+    static Map<String, Double> sftMetrics(
+            final List<StepMetrics> history,
+            final PretrainingSlice slice,
+            final int examples,
+            final int skipped) {
+        final StepMetrics last = history.get(history.size() - 1);
         // the mean of the last tenth of the steps is steadier than the last batch's loss
         final int tail = Math.max(1, history.size() / 10);
         double tailLoss = 0;
@@ -298,25 +343,11 @@ public final class BaseModelInit {
         metrics.put("gradNorm", last.gradNorm());
         metrics.put("learningRate", last.learningRate());
         metrics.put("transitions", (double) slice.transitions().size());
-        metrics.put("examples", (double) trained.examples());
-        metrics.put("skippedTooLong", (double) trained.skipped());
+        metrics.put("examples", (double) examples);
+        metrics.put("skippedTooLong", (double) skipped);
         metrics.put("otherEnvs", (double) slice.otherEnvs());
         metrics.put("undecodable", (double) slice.undecodable());
-        return ModelVersion.newBuilder()
-                .setRun(config.run())
-                .setVersion(0)
-                .setParentVersion(null)
-                .setCreatedAt(Instant.now())
-                .setObjective("init")
-                .setCounters(
-                        TrainingCounters.newBuilder()
-                                .setSteps(history.size())
-                                .setTokens(tokens)
-                                .build())
-                .setMetrics(metrics)
-                .setLineage(slice.lineage())
-                .setModelConfig(trained.checkpoint().config().toManifestMap())
-                .setTrainerConfig(trainerConfig(config));
+        return metrics;
     }
 
     private static Map<String, String> trainerConfig(final Config config) {

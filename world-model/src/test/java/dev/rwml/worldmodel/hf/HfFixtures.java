@@ -11,7 +11,7 @@ import java.nio.file.Path;
  * The tiny Hugging Face checkpoints with golden logits in {@code shared/fixtures/hf-tiny}, beside
  * the repository (CI lays a copy of {@code shared/} next to its clone); never copied into it.
  */
-final class HfFixtures {
+public final class HfFixtures {
 
     /** Overrides where the fixtures are, for a checkout laid out differently. */
     static final String PROPERTY = "rwml.hf.fixtures";
@@ -21,7 +21,7 @@ final class HfFixtures {
     private HfFixtures() {}
 
     /** The directory of one fixture checkpoint, e.g. {@code qwen2-tiny}. */
-    static Path checkpoint(final String name) {
+    public static Path checkpoint(final String name) {
         final Path dir = root().resolve(name);
         if (!Files.isDirectory(dir)) {
             throw new IllegalStateException(

@@ -64,8 +64,9 @@ final class ModelCommand implements Runnable {
                         + " prediction stage from the offsets after the slice (printed at the"
                         + " end), so RWML never trains on the pretraining data.",
                 "With --from-hf DIR, publish a Hugging Face checkpoint (Qwen2, Qwen3, Llama:"
-                        + " config.json, safetensors, tokenizer.json) as version 0 instead; no"
-                        + " slice is read and nothing is trained."
+                        + " config.json, safetensors, tokenizer.json) as version 0 instead, as it"
+                        + " is; with --steps N it is first taught the answer format by N SFT steps"
+                        + " on the slice (every weight, or with --lora an adapter merged in)."
             })
     static final class Init implements Callable<Integer> {
 
@@ -82,9 +83,28 @@ final class ModelCommand implements Runnable {
 
         @Option(
                 names = "--steps",
-                defaultValue = "300",
-                description = "SFT steps (default: ${DEFAULT-VALUE}).")
-        private int steps;
+                paramLabel = "N",
+                description =
+                        "SFT steps (default: 300 for the small model; 0 with --from-hf, which then"
+                                + " publishes the checkpoint as it is).")
+        private Integer steps;
+
+        @Option(
+                names = "--learning-rate",
+                paramLabel = "LR",
+                description =
+                        "With --from-hf and --steps: AdamW's learning rate (default: 2e-5, 2e-4"
+                                + " with --lora).")
+        private Double learningRate;
+
+        @Option(
+                names = "--prompt-max-tokens",
+                defaultValue = "512",
+                paramLabel = "N",
+                description =
+                        "With --from-hf and --steps: the prompt budget, as the prediction stage's"
+                                + " prompt.max.tokens (default: ${DEFAULT-VALUE}).")
+        private int promptMaxTokens;
 
         @Option(
                 names = "--max-transitions",
@@ -111,7 +131,7 @@ final class ModelCommand implements Runnable {
                 paramLabel = "DIR",
                 description =
                         "Publish this Hugging Face checkpoint directory as version 0 (the"
-                                + " size, steps, transitions and env options do not apply).")
+                                + " size option does not apply; the slice options only with --steps).")
         private Path fromHf;
 
         @Option(
@@ -136,7 +156,7 @@ final class ModelCommand implements Runnable {
                     connection.kafkaConfig(Map.of()),
                     connection.registryConfig(),
                     size,
-                    steps,
+                    smallModelSteps(),
                     maxTransitions,
                     new LinkedHashSet<>(envs),
                     seed);
@@ -159,20 +179,11 @@ final class ModelCommand implements Runnable {
                     "rwml model init: run %s, %s model, %d steps, up to %d transitions%n",
                     run,
                     size,
-                    steps,
+                    smallModelSteps(),
                     maxTransitions);
             out.flush();
             final BaseModelInit.Result result = BaseModelInit.run(config, new Progress(out));
-            out.println("next offsets of rwml.transitions for the prediction stage:");
-            for (final OffsetRange r : result.lineage()) {
-                out.printf(
-                        Locale.ROOT,
-                        "  partition %d: %d (slice [%d, %d))%n",
-                        r.getPartition(),
-                        r.getUntilOffset(),
-                        r.getFromOffset(),
-                        r.getUntilOffset());
-            }
+            printNextOffsets(out, result.lineage());
             out.flush();
             return 0;
         }
@@ -194,7 +205,9 @@ final class ModelCommand implements Runnable {
                                     connection.registryConfig(),
                                     fromHf,
                                     Optional.ofNullable(lora).map(LoraConfig::parse),
-                                    Duration.ofSeconds(60)));
+                                    sft(),
+                                    Duration.ofSeconds(60)),
+                            new Progress(out));
             out.printf(
                     Locale.ROOT,
                     "published version 0 of run %s: %s, %s parameters, %d bytes (%s), sha256 %s%n",
@@ -204,12 +217,48 @@ final class ModelCommand implements Runnable {
                     sent.getArtifact().getSizeBytes(),
                     sent.getArtifact().getFormat(),
                     sent.getArtifact().getSha256());
-            out.println(
-                    "start the prediction stage with its default start.from=after-base: version 0"
-                            + " was trained on none of rwml.transitions, so it reads from the"
-                            + " beginning");
+            if (sent.getLineage().isEmpty()) {
+                out.println(
+                        "start the prediction stage with its default start.from=after-base:"
+                                + " version 0 was trained on none of rwml.transitions, so it reads"
+                                + " from the beginning");
+            } else {
+                printNextOffsets(out, sent.getLineage());
+            }
             out.flush();
             return 0;
+        }
+
+        private int smallModelSteps() {
+            return steps == null ? 300 : steps;
+        }
+
+        /** The SFT of a Hugging Face checkpoint before it is published: none unless --steps. */
+        private HfModelInit.Sft sft() {
+            if (steps == null || steps == 0) {
+                return HfModelInit.Sft.NONE;
+            }
+            return new HfModelInit.Sft(
+                    steps,
+                    learningRate != null ? learningRate : lora == null ? 2e-5 : 2e-4,
+                    maxTransitions,
+                    new LinkedHashSet<>(envs),
+                    promptMaxTokens,
+                    seed);
+        }
+    }
+
+    /** Where the run's prediction stage starts: the first offsets after the slice. */
+    private static void printNextOffsets(final PrintWriter out, final List<OffsetRange> lineage) {
+        out.println("next offsets of rwml.transitions for the prediction stage:");
+        for (final OffsetRange r : lineage) {
+            out.printf(
+                    Locale.ROOT,
+                    "  partition %d: %d (slice [%d, %d))%n",
+                    r.getPartition(),
+                    r.getUntilOffset(),
+                    r.getFromOffset(),
+                    r.getUntilOffset());
         }
     }
 

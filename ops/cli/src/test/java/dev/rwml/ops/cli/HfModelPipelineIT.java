@@ -7,27 +7,16 @@ import ai.djl.ndarray.NDManager;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.PredictionGroup;
 import dev.rwml.events.PredictionSample;
-import dev.rwml.events.Transition;
 import dev.rwml.ops.cli.RwmlProcesses.Child;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.worldmodel.DjlRuntime;
 import dev.rwml.worldmodel.hf.HfCheckpoint;
 import dev.rwml.worldmodel.hf.HfDecoder;
-import dev.rwml.worldmodel.hf.HfModel;
-import dev.rwml.worldmodel.model.SequenceBatch;
-import dev.rwml.worldmodel.prompt.Prompt;
-import dev.rwml.worldmodel.prompt.PromptFormat;
-import dev.rwml.worldmodel.prompt.PromptView;
-import dev.rwml.worldmodel.train.StepMetrics;
-import dev.rwml.worldmodel.train.TrainConfig;
-import dev.rwml.worldmodel.train.Trainer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -45,17 +34,15 @@ import org.junit.jupiter.api.Timeout;
  * template and a longer {@code max_position_embeddings} (its 128 positions do not hold the paper's
  * prompt; rotary positions have no learned table, so the weights are unchanged). A random model
  * never writes {@code </next_state>}, so every reward would be 0 and no group would carry a GRPO
- * advantage: the test first teaches it the answer format with a few SFT steps on the transitions'
- * own prompts, as a user brings a model that already answers in it.
+ * advantage: {@code model init --steps} first teaches it the answer format by SFT on a first env
+ * run's transitions, with the prompts the prediction stage builds; the stages then work on a second
+ * env run's, after that slice.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class HfModelPipelineIT {
 
     private static final String RUN = "hfpipe";
     private static final Duration PIPELINE = Duration.ofMinutes(3);
-
-    /** The prediction stage's default {@code prompt.max.tokens}. */
-    private static final int PROMPT_TOKENS = 512;
 
     /** Enough for the tiny model to close the tags in most samples at temperature 1. */
     private static final int SFT_STEPS = 80;
@@ -78,15 +65,7 @@ class HfModelPipelineIT {
         final RwmlProcesses.Cluster cluster = rwml.up("--run " + RUN);
         final var registry = EventSerdes.registryConfig(cluster.registry());
         rwml.runToEnd("env", "env run --env alfworld --agents 2 --episodes 3 --seed 1");
-        final List<Transition> transitions =
-                readCommitted(
-                        cluster.bootstrap(),
-                        TopicCatalog.TRANSITIONS,
-                        TopicCatalog.defaults().transitions().valueSerde(registry).deserializer());
-        assertThat(transitions).as("transitions of the env run").isNotEmpty();
-
-        final Path checkpoint = rwml.work().resolve("qwen2-tiny-chat");
-        prepareCheckpoint(checkpoint, transitions);
+        final Path checkpoint = HfFixtures.chatCheckpoint(rwml.work().resolve("qwen2-tiny-chat"));
 
         // every weight trained: version 1 is a whole checkpoint
         final ModelVersion full = versionOne(cluster, RUN, checkpoint);
@@ -136,10 +115,21 @@ class HfModelPipelineIT {
         final Child init =
                 rwml.runToEnd(
                         run + "-model-init",
-                        "model init --run " + run + " --from-hf " + checkpoint);
+                        "model init --run "
+                                + run
+                                + " --from-hf "
+                                + checkpoint
+                                + " --steps "
+                                + SFT_STEPS
+                                + " --learning-rate 3e-3");
         assertThat(Files.readString(init.out()))
+                .contains("slice: ")
+                .contains("step " + SFT_STEPS + "/" + SFT_STEPS)
                 .contains("published version 0 of run " + run + ": Qwen2ForCausalLM")
-                .contains(HfCheckpoint.FORMAT);
+                .contains(HfCheckpoint.FORMAT)
+                .contains("next offsets of rwml.transitions for the prediction stage");
+        // the stages start after the slice (start.from=after-base): new episodes to predict
+        rwml.runToEnd("env-after-init", "env run --env alfworld --agents 2 --episodes 3 --seed 2");
         final Child predict =
                 rwml.start(
                         run + "-predict",
@@ -189,58 +179,6 @@ class HfModelPipelineIT {
                 HfDecoder back = HfDecoder.load(exported, manager)) {
             assertThat(back.config().architecture().className()).isEqualTo("Qwen2ForCausalLM");
             assertThat(back.maxContext()).isEqualTo(1024);
-        }
-    }
-
-    /**
-     * The fixture with a chat template and 1024 positions, after SFT on the answer format: {@code
-     * <think></think><next_state>observed</next_state><|im_end|>} after each transition's chat
-     * prompt.
-     */
-    private static void prepareCheckpoint(final Path dir, final List<Transition> transitions)
-            throws Exception {
-        HfFixtures.chatCheckpoint(dir);
-
-        try (NDManager manager = DjlRuntime.newManager();
-                HfModel model = HfModel.load(dir, manager)) {
-            final List<SequenceBatch.Pair> pairs = new ArrayList<>();
-            for (final Transition t : transitions) {
-                // the prompts the prediction stage builds: its prompt budget, 512 tokens
-                final Prompt prompt =
-                        model.prompt(PromptFormat.standard(), PromptView.of(t), PROMPT_TOKENS);
-                final int[] target =
-                        model.tokenizer().encode(PromptFormat.target(t) + "<|im_end|>");
-                pairs.add(new SequenceBatch.Pair(prompt.tokenIds(), target));
-            }
-            final TrainConfig sft =
-                    new TrainConfig(
-                            3e-3,
-                            0.0,
-                            0.9,
-                            0.999,
-                            1e-8,
-                            1.0,
-                            5,
-                            0,
-                            TrainConfig.Schedule.CONSTANT,
-                            1.0);
-            try (Trainer trainer =
-                    new Trainer(model.decoder(), null, sft, model.tokenizer().padId())) {
-                StepMetrics last = null;
-                for (int step = 0; step < SFT_STEPS; step++) {
-                    final List<SequenceBatch.Pair> batch = new ArrayList<>();
-                    for (int i = 0; i < 4; i++) {
-                        batch.add(pairs.get((step * 4 + i) % pairs.size()));
-                    }
-                    last = trainer.sftStep(batch);
-                }
-                Files.writeString(
-                        dir.resolveSibling("sft.txt"),
-                        "SFT steps " + SFT_STEPS + ", last loss " + last.loss() + "\n");
-            }
-            HfCheckpoint.fromDirectory(dir, 0)
-                    .withWeights(0, model.decoder().toTensors(), Map.of())
-                    .writeTo(dir);
         }
     }
 }

@@ -475,7 +475,9 @@ public final class DemoRun {
                                 connection.registryConfig(),
                                 base.checkpoint(),
                                 base.lora(),
-                                Duration.ofSeconds(60)));
+                                HfModelInit.Sft.NONE,
+                                Duration.ofSeconds(60)),
+                        BaseModelInit.Listener.NONE);
         say(
                 "Version 0 published: %s, %s parameters, context %s",
                 manifest.getModelConfig().get("architecture"),
