@@ -401,7 +401,8 @@ final class ModelCommand implements Runnable {
             return 0;
         }
 
-        private static float[] logits(
+        /** Every position's logits of {@code tokens}, as {@code rwml model logits} prints them. */
+        static float[] logits(
                 final HfDecoder decoder, final NDManager manager, final long[] tokens) {
             final boolean grad = DjlRuntime.setGradMode(false);
             try (NDManager step = manager.newSubManager()) {

@@ -4,7 +4,6 @@ import static dev.rwml.ops.cli.RwmlProcesses.readCommitted;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.Shape;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.PredictionGroup;
@@ -22,8 +21,6 @@ import dev.rwml.worldmodel.hf.HfModel;
 import dev.rwml.worldmodel.hf.LoraAdapter;
 import dev.rwml.worldmodel.hf.LoraCheckpoint;
 import dev.rwml.worldmodel.hf.RandomCheckpoints;
-import dev.rwml.worldmodel.model.CausalLM;
-import dev.rwml.worldmodel.model.Masks;
 import dev.rwml.worldmodel.tokenizer.BpeTrainer;
 import dev.rwml.worldmodel.tokenizer.SpecialTokens;
 import java.nio.file.Files;
@@ -180,7 +177,7 @@ class SmolLm2ShapeIT {
                                 .asLongStream()
                                 .toArray();
                 final HfDecoder decoder = model.decoder();
-                base = logits(decoder, manager, ids);
+                base = ModelCommand.Logits.logits(decoder, manager, ids);
                 try (HfDecoder adapted =
                         decoder.withAdapter(
                                 LoraAdapter.fromTensors(
@@ -188,13 +185,13 @@ class SmolLm2ShapeIT {
                                         adapter.config(),
                                         adapter.weights(),
                                         manager))) {
-                    served = logits(adapted, manager, ids);
+                    served = ModelCommand.Logits.logits(adapted, manager, ids);
                 }
             }
             try (HfDecoder back = HfDecoder.load(exported, manager)) {
                 assertThat(back.config().architecture().className()).isEqualTo("LlamaForCausalLM");
                 assertThat(back.config().parameterCount()).isEqualTo(134_515_008L);
-                reloaded = logits(back, manager, ids);
+                reloaded = ModelCommand.Logits.logits(back, manager, ids);
             }
         }
         assertThat(maxDifference(served, base))
@@ -251,25 +248,6 @@ class SmolLm2ShapeIT {
                 dir.resolve(ChatTemplate.FILE),
                 new ObjectMapper().createObjectNode().put("chat_template", CHATML).toString());
         return dir;
-    }
-
-    private static float[] logits(final CausalLM model, final NDManager manager, final long[] ids) {
-        final boolean grad = DjlRuntime.setGradMode(false);
-        try (NDManager step = manager.newSubManager()) {
-            final long[] positions = new long[ids.length];
-            for (int i = 0; i < positions.length; i++) {
-                positions[i] = i;
-            }
-            final Shape shape = new Shape(1, ids.length);
-            return model.forward(
-                            step.create(ids, shape),
-                            step.create(positions, shape),
-                            Masks.causal(step, ids.length),
-                            null)
-                    .toFloatArray();
-        } finally {
-            DjlRuntime.setGradMode(grad);
-        }
     }
 
     private static double maxDifference(final float[] a, final float[] b) {
