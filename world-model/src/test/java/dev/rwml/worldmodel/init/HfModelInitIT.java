@@ -1,6 +1,7 @@
 package dev.rwml.worldmodel.init;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import ai.djl.ndarray.NDManager;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -104,7 +105,24 @@ class HfModelInitIT {
                 WAIT);
     }
 
-    private static HfCheckpoint versionZero(final String run) throws Exception {
+    /**
+     * Version 0 as a reader of the run's channel gets it: the commit's markers reach the topics
+     * just after init returns, so the read is retried until it sees them.
+     */
+    private static HfCheckpoint versionZero(final String run) {
+        final HfCheckpoint[] read = new HfCheckpoint[1];
+        await("version 0 of run " + run)
+                .atMost(WAIT)
+                .ignoreExceptions()
+                .until(
+                        () -> {
+                            read[0] = fetchVersionZero(run);
+                            return true;
+                        });
+        return read[0];
+    }
+
+    private static HfCheckpoint fetchVersionZero(final String run) throws Exception {
         try (ModelChannel channel =
                         new ModelChannel(
                                 TopicCatalog.defaults().run(run),
