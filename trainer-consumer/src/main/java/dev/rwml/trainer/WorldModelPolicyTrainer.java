@@ -381,15 +381,19 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
         final StepMetrics m;
         if (objective == Objective.SFT) {
             final List<SequenceBatch.Pair> pairs = sftPairs(miniBatch);
-            checkFirstStepMemory(miniBatch.size(), pairs);
+            if (!memoryChecked) {
+                checkFirstStepMemory(miniBatch.size(), pairs);
+            }
             m = trainer.sftStep(pairs);
         } else {
             final List<GrpoSample> samples = grpoSamples(miniBatch);
-            final List<SequenceBatch.Pair> pairs = new ArrayList<>(samples.size());
-            for (final GrpoSample s : samples) {
-                pairs.add(new SequenceBatch.Pair(s.prompt(), s.completion()));
+            if (!memoryChecked) {
+                checkFirstStepMemory(
+                        miniBatch.size(),
+                        samples.stream()
+                                .map(s -> new SequenceBatch.Pair(s.prompt(), s.completion()))
+                                .toList());
             }
-            checkFirstStepMemory(miniBatch.size(), pairs);
             m = trainer.grpoStep(samples, grpoConfig(miniBatch));
         }
         return new StepStats(m.loss(), m.kl(), m.clipFraction(), m.gradNorm(), m.tokens());
@@ -403,7 +407,7 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
      * compares with the estimate.
      */
     private void checkFirstStepMemory(final int groups, final List<SequenceBatch.Pair> pairs) {
-        if (memoryChecked || pairs.isEmpty()) {
+        if (pairs.isEmpty()) {
             return;
         }
         memoryChecked = true;

@@ -18,7 +18,8 @@ import org.apache.kafka.common.errors.RetriableException;
  * and goes to the dead-letter topic with its reason. A refused login, permission or certificate
  * (Kafka's authentication and authorization errors, a registry's 401/403 or untrusted certificate)
  * is neither: no retry helps and the record is not at fault, so the stage stops and says what to
- * grant or fix ({@link AccessErrors}).
+ * grant or fix ({@link AccessErrors}). Settings that cannot work where the stage runs ({@link
+ * UnfitSettingsException}) stop it the same way.
  */
 public final class ErrorPolicy {
 
@@ -28,7 +29,10 @@ public final class ErrorPolicy {
         RETRY,
         /** Send the record to the dead-letter topic with its reason and go on. */
         DEAD_LETTER,
-        /** Stop the stage: access was refused, and neither a retry nor the record can change it. */
+        /**
+         * Stop the stage: access was refused or the settings cannot work, and neither a retry nor
+         * the record can change it.
+         */
         FAIL
     }
 
@@ -36,7 +40,7 @@ public final class ErrorPolicy {
 
     /** The action for {@code error}, judged from the whole chain of causes. */
     public static Action classify(final Throwable error) {
-        if (isAccessFailure(error)) {
+        if (isAccessFailure(error) || isUnfitSettings(error)) {
             return Action.FAIL;
         }
         return isOutage(error) ? Action.RETRY : Action.DEAD_LETTER;
@@ -53,6 +57,16 @@ public final class ErrorPolicy {
                     || cause instanceof AuthorizationException
                     || cause instanceof RegistryUnauthorizedException
                     || cause instanceof RegistryTlsException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether any cause of {@code error} says that the stage's settings cannot work here. */
+    public static boolean isUnfitSettings(final Throwable error) {
+        for (Throwable cause = error; cause != null; cause = next(cause)) {
+            if (cause instanceof UnfitSettingsException) {
                 return true;
             }
         }

@@ -2,7 +2,6 @@ package dev.rwml.runtime.lifecycle;
 
 import dev.rwml.runtime.errors.Backoff;
 import dev.rwml.runtime.errors.ErrorPolicy;
-import dev.rwml.runtime.errors.UnfitSettingsException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -14,7 +13,7 @@ import java.util.Deque;
  * restarts the thread at most {@code maxRestarts} times within a sliding {@code window}, and past
  * that the stage gives up, so a persistent fault stops the process (non-zero exit) instead of
  * looping. A refused login, permission or certificate ({@link ErrorPolicy#isAccessFailure}) and
- * settings that cannot work ({@link UnfitSettingsException}) stop the stage at once.
+ * settings that cannot work ({@link ErrorPolicy#isUnfitSettings}) stop the stage at once.
  */
 public final class RestartPolicy {
 
@@ -52,14 +51,12 @@ public final class RestartPolicy {
                     "access refused; a restart cannot help: fix the credentials, ACLs or"
                             + " truststore and start the stage again");
         }
-        for (Throwable cause = error; cause != null; cause = cause.getCause()) {
-            if (cause instanceof UnfitSettingsException) {
-                return new Decision(
-                        false,
-                        Duration.ZERO,
-                        "the settings cannot work here; a restart cannot help: change them as"
-                                + " the error says and start the stage again");
-            }
+        if (ErrorPolicy.isUnfitSettings(error)) {
+            return new Decision(
+                    false,
+                    Duration.ZERO,
+                    "the settings cannot work here; a restart cannot help: change them as the"
+                            + " error says and start the stage again");
         }
         if (ErrorPolicy.isOutage(error)) {
             final Duration delay = outages.next();

@@ -45,13 +45,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Without SFT steps the checkpoint's files go out unchanged with an empty lineage (it was
  * trained on nothing of this log, so the prediction stage's {@code after-base} start reads the
- * transitions from the beginning). With {@link Sft#steps} above 0 it first reads a pretraining
- * slice of {@code rwml.transitions} as {@link BaseModelInit} does and teaches the model the answer
- * format on it: cross-entropy of {@code <think></think><next_state>s'</next_state>} and the
- * checkpoint's end of turn after each transition's chat prompt, built as the prediction stage
- * builds it. Every weight is trained, or with LoRA an adapter that is merged into the weights
- * before publishing, so version 0 is always a plain checkpoint (with LoRA, the frozen base of the
- * run's adapters). Its lineage is then the slice, so the prediction stage starts after it.
+ * transitions from the beginning). With an {@link Sft} it first reads a pretraining slice of {@code
+ * rwml.transitions} as {@link BaseModelInit} does and teaches the model the answer format on it:
+ * cross-entropy of {@code <think></think><next_state>s'</next_state>} and the checkpoint's end of
+ * turn after each transition's chat prompt, built as the prediction stage builds it. Every weight
+ * is trained, or with LoRA an adapter that is merged into the weights before publishing, so version
+ * 0 is always a plain checkpoint (with LoRA, the frozen base of the run's adapters). Its lineage is
+ * then the slice, so the prediction stage starts after it.
  *
  * <p>As with {@link BaseModelInit}, a run has exactly one version 0: init refuses a run that has
  * any version, and two inits of one run fence each other.
@@ -66,9 +66,9 @@ public final class HfModelInit {
     private HfModelInit() {}
 
     /**
-     * The optional SFT on a pretraining slice.
+     * The SFT on a pretraining slice before publishing.
      *
-     * @param steps SFT steps; 0 publishes the checkpoint as it is
+     * @param steps SFT steps, at least 1
      * @param learningRate AdamW's peak learning rate
      * @param maxTransitions the most transitions in the slice
      * @param envs environment names to train on; empty means every environment
@@ -83,14 +83,11 @@ public final class HfModelInit {
             int promptTokens,
             long seed) {
 
-        /** No SFT: the checkpoint as it is. */
-        public static final Sft NONE = new Sft(0, 1e-5, 1, Set.of(), 512, 1);
-
         public Sft {
-            if (steps < 0 || maxTransitions <= 0 || promptTokens <= 0 || !(learningRate > 0)) {
+            if (steps <= 0 || maxTransitions <= 0 || promptTokens <= 0 || !(learningRate > 0)) {
                 throw new IllegalArgumentException(
-                        "steps must be >= 0 and maxTransitions, promptTokens and learningRate"
-                                + " positive, got "
+                        "steps, maxTransitions, promptTokens and learningRate must be positive,"
+                                + " got "
                                 + steps
                                 + ", "
                                 + maxTransitions
@@ -112,7 +109,7 @@ public final class HfModelInit {
      * @param checkpointDir the Hugging Face checkpoint directory
      * @param lora the adapters the trainer trains over this frozen version 0, or empty to train
      *     every weight
-     * @param sft the SFT on a pretraining slice before publishing, or {@link Sft#NONE}
+     * @param sft the SFT on a pretraining slice before publishing; empty: the checkpoint as it is
      * @param timeout the longest one read of the cluster may take
      */
     public record Config(
@@ -121,7 +118,7 @@ public final class HfModelInit {
             Map<String, ?> registryConfig,
             Path checkpointDir,
             Optional<LoraConfig> lora,
-            Sft sft,
+            Optional<Sft> sft,
             Duration timeout) {
 
         public Config {
@@ -165,12 +162,12 @@ public final class HfModelInit {
                             .setModelConfig(modelConfig)
                             .setTrainerConfig(trainerConfig(config));
             HfCheckpoint checkpoint = read;
-            if (config.sft().steps() == 0) {
+            if (config.sft().isEmpty()) {
                 manifest.setCounters(TrainingCounters.newBuilder().setSteps(0).setTokens(0).build())
                         .setMetrics(Map.of())
                         .setLineage(List.of());
             } else {
-                final Sft sft = config.sft();
+                final Sft sft = config.sft().get();
                 final PretrainingSlice slice =
                         BaseModelInit.readSlice(
                                 config.kafkaConfig(),
@@ -180,7 +177,7 @@ public final class HfModelInit {
                                 sft.envs(),
                                 config.timeout());
                 listener.sliceRead(slice);
-                final Trained trained = train(config, slice, listener);
+                final Trained trained = train(config, sft, slice, listener);
                 checkpoint = read.withWeights(0, trained.weights(), Map.of());
                 manifest.setCounters(BaseModelInit.counters(trained.history()))
                         .setMetrics(
@@ -209,9 +206,9 @@ public final class HfModelInit {
 
     private static Trained train(
             final Config config,
+            final Sft sft,
             final PretrainingSlice slice,
             final BaseModelInit.Listener listener) {
-        final Sft sft = config.sft();
         try (NDManager manager = DjlRuntime.newManager();
                 HfModel model = HfModel.load(config.checkpointDir(), manager)) {
             final HfDecoder base = model.decoder();
@@ -285,9 +282,9 @@ public final class HfModelInit {
         m.put("objective", "init");
         m.put("fromHf", config.checkpointDir().toAbsolutePath().toString());
         config.lora().ifPresent(l -> m.put("lora", l.toString()));
-        final Sft sft = config.sft();
-        m.put("steps", Integer.toString(sft.steps()));
-        if (sft.steps() > 0) {
+        if (config.sft().isPresent()) {
+            final Sft sft = config.sft().get();
+            m.put("steps", Integer.toString(sft.steps()));
             m.put("batchSize", Integer.toString(BATCH_SIZE));
             m.put("learningRate", Double.toString(sft.learningRate()));
             m.put("maxTransitions", Integer.toString(sft.maxTransitions()));

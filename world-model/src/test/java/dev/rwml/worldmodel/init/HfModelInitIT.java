@@ -94,7 +94,9 @@ class HfModelInitIT {
     }
 
     private static HfModelInit.Config config(
-            final String run, final Optional<LoraConfig> lora, final HfModelInit.Sft sft) {
+            final String run,
+            final Optional<LoraConfig> lora,
+            final Optional<HfModelInit.Sft> sft) {
         return new HfModelInit.Config(
                 run,
                 Map.of("bootstrap.servers", KAFKA.bootstrapServers()),
@@ -138,7 +140,7 @@ class HfModelInitIT {
     void shouldPublishTheCheckpointAsItIsWithoutSteps() throws Exception {
         final ModelVersion sent =
                 HfModelInit.run(
-                        config("as-is", Optional.empty(), HfModelInit.Sft.NONE),
+                        config("as-is", Optional.empty(), Optional.empty()),
                         BaseModelInit.Listener.NONE);
 
         assertThat(sent.getLineage()).as("trained on none of the log").isEmpty();
@@ -165,7 +167,7 @@ class HfModelInitIT {
                         config(
                                 "sft",
                                 Optional.of(lora),
-                                new HfModelInit.Sft(6, 1e-2, 100, Set.of(), 256, 3)),
+                                Optional.of(new HfModelInit.Sft(6, 1e-2, 100, Set.of(), 256, 3))),
                         listener);
 
         assertThat(steps).hasSize(6);

@@ -234,17 +234,18 @@ final class ModelCommand implements Runnable {
         }
 
         /** The SFT of a Hugging Face checkpoint before it is published: none unless --steps. */
-        private HfModelInit.Sft sft() {
+        private Optional<HfModelInit.Sft> sft() {
             if (steps == null || steps == 0) {
-                return HfModelInit.Sft.NONE;
+                return Optional.empty();
             }
-            return new HfModelInit.Sft(
-                    steps,
-                    learningRate != null ? learningRate : lora == null ? 2e-5 : 2e-4,
-                    maxTransitions,
-                    new LinkedHashSet<>(envs),
-                    promptMaxTokens,
-                    seed);
+            return Optional.of(
+                    new HfModelInit.Sft(
+                            steps,
+                            learningRate != null ? learningRate : lora == null ? 2e-5 : 2e-4,
+                            maxTransitions,
+                            new LinkedHashSet<>(envs),
+                            promptMaxTokens,
+                            seed));
         }
     }
 

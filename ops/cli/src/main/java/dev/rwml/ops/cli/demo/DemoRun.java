@@ -475,7 +475,7 @@ public final class DemoRun {
                                 connection.registryConfig(),
                                 base.checkpoint(),
                                 base.lora(),
-                                HfModelInit.Sft.NONE,
+                                Optional.empty(),
                                 Duration.ofSeconds(60)),
                         BaseModelInit.Listener.NONE);
         say(
