@@ -17,6 +17,7 @@ import dev.rwml.worldmodel.channel.VerifiedArtifact;
 import dev.rwml.worldmodel.hf.HfCheckpoint;
 import dev.rwml.worldmodel.hf.HfConfig;
 import dev.rwml.worldmodel.hf.HfDecoder;
+import dev.rwml.worldmodel.hf.HfFixtures;
 import dev.rwml.worldmodel.hf.HfModel;
 import dev.rwml.worldmodel.hf.HfTokenizer;
 import dev.rwml.worldmodel.hf.LoraCheckpoint;
@@ -42,7 +43,7 @@ class HfPolicyTrainerTest {
     @Test
     void shouldTrainAHuggingFaceVersionAndExportItWithTheSameLogits(@TempDir final Path tmp)
             throws Exception {
-        final HfCheckpoint v0 = HfCheckpoint.fromDirectory(fixture("qwen2-tiny"), 0);
+        final HfCheckpoint v0 = HfCheckpoint.fromDirectory(HfFixtures.checkpoint("qwen2-tiny"), 0);
         final VerifiedArtifact base = artifact(v0.toBytes());
         final TrainerConfig config =
                 TrainerConfig.defaults("r").with(Map.of("learning.rate", "1e-3"));
@@ -76,7 +77,7 @@ class HfPolicyTrainerTest {
         final float[] original;
         try (NDManager manager = DjlRuntime.newManager();
                 HfDecoder back = HfDecoder.load(exported, manager);
-                HfDecoder zero = HfDecoder.load(fixture("qwen2-tiny"), manager)) {
+                HfDecoder zero = HfDecoder.load(HfFixtures.checkpoint("qwen2-tiny"), manager)) {
             reloaded = logits(back);
             original = logits(zero);
         }
@@ -98,7 +99,7 @@ class HfPolicyTrainerTest {
     @Test
     void shouldTrainALoraAdapterAndPublishItAlone() throws Exception {
         final HfCheckpoint v0 =
-                HfCheckpoint.fromDirectory(fixture("qwen2-tiny"), 0)
+                HfCheckpoint.fromDirectory(HfFixtures.checkpoint("qwen2-tiny"), 0)
                         .withLora(LoraConfig.parse("r=4,alpha=8"));
         final VerifiedArtifact base = artifact(v0.toBytes());
         final TrainerConfig config =
@@ -150,14 +151,17 @@ class HfPolicyTrainerTest {
     @Test
     void shouldTrainAHuggingFaceVersionWithSftOnTheObservedNextState() throws Exception {
         final VerifiedArtifact base =
-                artifact(HfCheckpoint.fromDirectory(fixture("qwen2-tiny"), 0).toBytes());
+                artifact(
+                        HfCheckpoint.fromDirectory(HfFixtures.checkpoint("qwen2-tiny"), 0)
+                                .toBytes());
         final TrainerConfig sft =
                 TrainerConfig.defaults("r")
                         .with(Map.of("objective", "sft", "learning.rate", "3e-3"));
         try (PolicyTrainer trainer = WorldModelPolicyTrainer.factory().create(sft, base, base);
                 HfTokenizer tokenizer =
                         HfTokenizer.load(
-                                fixture("qwen2-tiny"), HfConfig.load(fixture("qwen2-tiny")))) {
+                                HfFixtures.checkpoint("qwen2-tiny"),
+                                HfConfig.load(HfFixtures.checkpoint("qwen2-tiny")))) {
             final RewardedGroup group = Groups.group("alfworld/e/0", 0, 4, 384);
             assertThat(trainer.unfit(group)).isEmpty();
             final int[] target = SftPairs.target(tokenizer, group.getObservedNextState());
@@ -199,7 +203,9 @@ class HfPolicyTrainerTest {
     @Test
     void shouldCallGroupsOutsideTheVocabularyOrContextUnfit() throws Exception {
         final VerifiedArtifact base =
-                artifact(HfCheckpoint.fromDirectory(fixture("qwen2-tiny"), 0).toBytes());
+                artifact(
+                        HfCheckpoint.fromDirectory(HfFixtures.checkpoint("qwen2-tiny"), 0)
+                                .toBytes());
         try (PolicyTrainer trainer =
                 WorldModelPolicyTrainer.factory().create(TrainerConfig.defaults("r"), base, base)) {
             final RewardedGroup good = Groups.group("alfworld/e/0", 0, 4, 384);
@@ -255,20 +261,5 @@ class HfPolicyTrainerTest {
                                         .build())
                         .build();
         return VerifiedArtifact.verify(manifest, bytes);
-    }
-
-    /** A fixture checkpoint in {@code shared/fixtures/hf-tiny} beside the repository. */
-    static Path fixture(final String name) {
-        final String override = System.getProperty("rwml.hf.fixtures");
-        final Path root =
-                override != null
-                        ? Path.of(override)
-                        : Path.of(System.getProperty("user.dir"))
-                                .toAbsolutePath()
-                                .getParent()
-                                .resolveSibling("shared")
-                                .resolve("fixtures")
-                                .resolve("hf-tiny");
-        return root.resolve(name);
     }
 }

@@ -13,6 +13,7 @@ import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.worldmodel.DjlRuntime;
 import dev.rwml.worldmodel.hf.HfCheckpoint;
 import dev.rwml.worldmodel.hf.HfDecoder;
+import dev.rwml.worldmodel.hf.HfFixtures;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,13 +31,13 @@ import org.junit.jupiter.api.Timeout;
  * export --hf} writes version 1 back as a checkpoint directory that loads. The same commands with
  * {@code --lora} run at a real model's size in {@link SmolLm2ShapeIT}.
  *
- * <p>The checkpoint is the tiny random Qwen2 of {@code shared/fixtures/hf-tiny} with a ChatML
- * template and a longer {@code max_position_embeddings} (its 128 positions do not hold the paper's
- * prompt; rotary positions have no learned table, so the weights are unchanged). A random model
- * never writes {@code </next_state>}, so every reward would be 0 and no group would carry a GRPO
- * advantage: {@code model init --steps} first teaches it the answer format by SFT on a first env
- * run's transitions, with the prompts the prediction stage builds; the stages then work on a second
- * env run's, after that slice.
+ * <p>The checkpoint is the tiny random Qwen2 of the world-model test fixtures ({@code hf-tiny})
+ * with a ChatML template and a longer {@code max_position_embeddings} (its 128 positions do not
+ * hold the paper's prompt; rotary positions have no learned table, so the weights are unchanged). A
+ * random model never writes {@code </next_state>}, so every reward would be 0 and no group would
+ * carry a GRPO advantage: {@code model init --steps} first teaches it the answer format by SFT on a
+ * first env run's transitions, with the prompts the prediction stage builds; the stages then work
+ * on a second env run's, after that slice.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class HfModelPipelineIT {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.rwml.worldmodel.hf.HfFixtures;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
@@ -14,9 +15,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
 
 /**
- * {@code rwml model logits} against the golden logits of {@code shared/fixtures/hf-tiny}, which two
- * independent implementations computed: every logit with {@code --json}, the top logit per position
- * in text, and a clear refusal of an id outside the vocabulary.
+ * {@code rwml model logits} against the golden logits of the world-model test fixtures ({@code
+ * hf-tiny}), which two independent implementations computed: every logit with {@code --json}, the
+ * top logit per position in text, and a clear refusal of an id outside the vocabulary.
  */
 class ModelLogitsCommandTest {
 
