@@ -1,5 +1,8 @@
 package dev.rwml.prediction;
 
+import dev.rwml.channel.ModelChannel;
+import dev.rwml.channel.ModelChannelReader;
+import dev.rwml.channel.ModelFollower;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.OffsetRange;
 import dev.rwml.runtime.StageName;
@@ -13,9 +16,6 @@ import dev.rwml.runtime.start.StartPositions;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
-import dev.rwml.worldmodel.channel.ModelChannel;
-import dev.rwml.worldmodel.channel.ModelChannelReader;
-import dev.rwml.worldmodel.channel.ModelFollower;
 import dev.rwml.worldmodel.model.MemoryEstimate;
 import dev.rwml.worldmodel.serve.CheckpointModelLoader;
 import dev.rwml.worldmodel.serve.ModelLoader;

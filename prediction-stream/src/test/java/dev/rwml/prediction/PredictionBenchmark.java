@@ -2,6 +2,9 @@ package dev.rwml.prediction;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.rwml.channel.ChunkObserver;
+import dev.rwml.channel.ModelChannel;
+import dev.rwml.channel.ModelPublisher;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.TrainingCounters;
 import dev.rwml.events.Transition;
@@ -10,9 +13,6 @@ import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.worldmodel.DjlRuntime;
-import dev.rwml.worldmodel.channel.ChunkObserver;
-import dev.rwml.worldmodel.channel.ModelChannel;
-import dev.rwml.worldmodel.channel.ModelPublisher;
 import dev.rwml.worldmodel.checkpoint.Checkpoint;
 import dev.rwml.worldmodel.generate.Sample;
 import dev.rwml.worldmodel.model.ModelConfig;

@@ -1,6 +1,6 @@
 package dev.rwml.reward;
 
-import dev.rwml.reward.score.RewardSpecTable;
+import dev.rwml.scoring.score.RewardSpecTable;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**

@@ -1,16 +1,16 @@
 package dev.rwml.reward;
 
-import dev.rwml.reward.embed.CachingEmbedder;
-import dev.rwml.reward.group.AdvantageMode;
-import dev.rwml.reward.score.SimilarityScorer;
-import dev.rwml.reward.streams.DeadLetterHandlers;
 import dev.rwml.runtime.StageName;
 import dev.rwml.runtime.lifecycle.StageRunner;
 import dev.rwml.runtime.lifecycle.StreamsLifecycle;
 import dev.rwml.runtime.settings.SettingsDefinition;
+import dev.rwml.runtime.streams.DeadLetterHandlers;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
+import dev.rwml.scoring.embed.CachingEmbedder;
+import dev.rwml.scoring.group.AdvantageMode;
+import dev.rwml.scoring.score.SimilarityScorer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import java.nio.file.Path;

@@ -1,14 +1,16 @@
 package dev.rwml.reward;
 
-import dev.rwml.reward.group.AdvantageMode;
-import dev.rwml.reward.group.SubsamplePolicy;
-import dev.rwml.reward.score.RewardSpecTable;
 import dev.rwml.runtime.StageName;
 import dev.rwml.runtime.lifecycle.StreamsLifecycle;
 import dev.rwml.runtime.settings.Durations;
 import dev.rwml.runtime.settings.Settings;
 import dev.rwml.runtime.settings.SettingsDefinition;
 import dev.rwml.runtime.settings.StageConfig;
+import dev.rwml.scoring.EmbeddingSettings;
+import dev.rwml.scoring.ScoringSettings;
+import dev.rwml.scoring.group.AdvantageMode;
+import dev.rwml.scoring.group.SubsamplePolicy;
+import dev.rwml.scoring.score.RewardSpecTable;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashSet;

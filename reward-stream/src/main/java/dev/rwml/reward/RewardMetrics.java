@@ -1,8 +1,8 @@
 package dev.rwml.reward;
 
-import dev.rwml.reward.embed.CachingEmbedder;
-import dev.rwml.reward.group.KeepDecision;
-import dev.rwml.reward.streams.DeadLetterCounter;
+import dev.rwml.runtime.streams.DeadLetterCounter;
+import dev.rwml.scoring.embed.CachingEmbedder;
+import dev.rwml.scoring.group.KeepDecision;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;

@@ -1,8 +1,8 @@
 package dev.rwml.reward;
 
-import dev.rwml.reward.embed.CachingEmbedder;
 import dev.rwml.runtime.StageName;
 import dev.rwml.runtime.lifecycle.RunningStage;
+import dev.rwml.scoring.embed.CachingEmbedder;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.streams.CloseOptions;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rwml.events.NextStateKind;
-import dev.rwml.reward.group.AdvantageMode;
-import dev.rwml.reward.score.RewardSpec;
 import dev.rwml.runtime.settings.SettingsDefinition;
+import dev.rwml.scoring.group.AdvantageMode;
+import dev.rwml.scoring.score.RewardSpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

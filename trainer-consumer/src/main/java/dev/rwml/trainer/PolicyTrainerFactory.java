@@ -1,6 +1,6 @@
 package dev.rwml.trainer;
 
-import dev.rwml.worldmodel.channel.VerifiedArtifact;
+import dev.rwml.worldmodel.artifact.VerifiedArtifact;
 
 /** Builds the {@link PolicyTrainer} a trainer resumes with. */
 @FunctionalInterface

@@ -1,5 +1,9 @@
 package dev.rwml.trainer;
 
+import dev.rwml.channel.ChunkRetention;
+import dev.rwml.channel.ModelChannel;
+import dev.rwml.channel.ModelChannelReader;
+import dev.rwml.channel.ModelPublisher;
 import dev.rwml.events.DeadLetter;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.RewardedGroup;
@@ -12,14 +16,10 @@ import dev.rwml.schemas.serde.EventSerde;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
-import dev.rwml.worldmodel.channel.ArtifactRejectedException;
-import dev.rwml.worldmodel.channel.ArtifactStore;
-import dev.rwml.worldmodel.channel.ChunkRetention;
-import dev.rwml.worldmodel.channel.FileArtifactStore;
-import dev.rwml.worldmodel.channel.ModelChannel;
-import dev.rwml.worldmodel.channel.ModelChannelReader;
-import dev.rwml.worldmodel.channel.ModelPublisher;
-import dev.rwml.worldmodel.channel.VerifiedArtifact;
+import dev.rwml.worldmodel.artifact.ArtifactRejectedException;
+import dev.rwml.worldmodel.artifact.ArtifactStore;
+import dev.rwml.worldmodel.artifact.FileArtifactStore;
+import dev.rwml.worldmodel.artifact.VerifiedArtifact;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.Instant;

@@ -5,7 +5,7 @@ import dev.rwml.events.RewardedGroup;
 import dev.rwml.events.RewardedSample;
 import dev.rwml.runtime.errors.UnfitSettingsException;
 import dev.rwml.worldmodel.DjlRuntime;
-import dev.rwml.worldmodel.channel.VerifiedArtifact;
+import dev.rwml.worldmodel.artifact.VerifiedArtifact;
 import dev.rwml.worldmodel.checkpoint.Checkpoint;
 import dev.rwml.worldmodel.hf.HfCheckpoint;
 import dev.rwml.worldmodel.hf.HfDecoder;

@@ -4,7 +4,7 @@ import dev.rwml.events.ModelVersion;
 import dev.rwml.events.RewardedGroup;
 import dev.rwml.events.TrainingCounters;
 import dev.rwml.ops.embedded.KafkaStack;
-import dev.rwml.worldmodel.channel.VerifiedArtifact;
+import dev.rwml.worldmodel.artifact.VerifiedArtifact;
 import dev.rwml.worldmodel.model.ModelConfig;
 import dev.rwml.worldmodel.tokenizer.WorldModelTokenizer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -150,7 +150,7 @@ class TrainerBenchmark {
                         dev.rwml.events.ArtifactRef.newBuilder()
                                 .setFormat("rwml-checkpoint-zip/1")
                                 .setSizeBytes(bytes.length)
-                                .setSha256(dev.rwml.worldmodel.channel.Artifacts.sha256Hex(bytes))
+                                .setSha256(dev.rwml.worldmodel.artifact.Artifacts.sha256Hex(bytes))
                                 .setChunkCount(1)
                                 .build())
                 .build();

@@ -1,6 +1,9 @@
 package dev.rwml.trainer;
 
 import ai.djl.ndarray.NDManager;
+import dev.rwml.channel.ChunkObserver;
+import dev.rwml.channel.ModelChannel;
+import dev.rwml.channel.ModelPublisher;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.RewardedGroup;
 import dev.rwml.events.TrainingCounters;
@@ -10,9 +13,6 @@ import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.worldmodel.DjlRuntime;
-import dev.rwml.worldmodel.channel.ChunkObserver;
-import dev.rwml.worldmodel.channel.ModelChannel;
-import dev.rwml.worldmodel.channel.ModelPublisher;
 import dev.rwml.worldmodel.checkpoint.Checkpoint;
 import dev.rwml.worldmodel.model.ModelConfig;
 import dev.rwml.worldmodel.model.TransformerLM;

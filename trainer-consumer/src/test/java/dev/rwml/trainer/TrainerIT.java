@@ -3,6 +3,7 @@ package dev.rwml.trainer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.rwml.channel.ModelCommands;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.NextStateKind;
 import dev.rwml.events.OffsetRange;

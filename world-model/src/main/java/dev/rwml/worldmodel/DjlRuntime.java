@@ -78,7 +78,7 @@ public final class DjlRuntime {
                                     + engine.getVersion()
                                     + " sees no GPU: the CPU build of libtorch is loaded. Point"
                                     + " PYTORCH_LIBRARY_PATH at a CUDA build and set"
-                                    + " PYTORCH_FLAVOR and PYTORCH_VERSION (README, 'On a GPU'),"
+                                    + " PYTORCH_FLAVOR and PYTORCH_VERSION (docs/models-and-gpus.md, 'On a GPU'),"
                                     + " or run with --device cpu");
                 }
                 device = Device.gpu();

@@ -2,6 +2,7 @@ package dev.rwml.env.imports;
 
 import dev.rwml.env.EpisodeRunner;
 import dev.rwml.env.produce.KafkaSettings;
+import dev.rwml.env.recorded.TrajectoryParser;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,12 +1,13 @@
 package dev.rwml.env.imports;
 
-import dev.rwml.env.EnvironmentSource;
 import dev.rwml.env.EpisodeRunner;
 import dev.rwml.env.produce.EpisodeClock;
 import dev.rwml.env.produce.Progress;
 import dev.rwml.env.produce.ProgressListener;
 import dev.rwml.env.produce.TransitionPublisher;
-import dev.rwml.events.Transition;
+import dev.rwml.env.recorded.MalformedLineException;
+import dev.rwml.env.recorded.RecordedEpisode;
+import dev.rwml.env.recorded.TrajectoryParser;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.BufferedReader;
@@ -55,36 +56,6 @@ public final class TrajectoryImporter {
                 .run();
     }
 
-    /**
-     * The transitions of a recorded episode, built by the {@link EpisodeRunner} with H = {@code
-     * historyTurns} and event times from {@code clock}.
-     */
-    public static List<Transition> transitions(
-            final RecordedEpisode episode, final int historyTurns, final Clock clock) {
-        final EnvironmentSource source =
-                new EnvironmentSource(
-                        episode.env(),
-                        episode.envVersion(),
-                        episode.split(),
-                        seed -> new ReplayEnvironment(episode));
-        final EpisodeRunner runner = new EpisodeRunner(historyTurns, episode.steps().size(), clock);
-        // The seed and episode number only shape the runner's own ids, replaced below.
-        final List<Transition> replayed =
-                runner.run(source, new ReplayAgent(episode.policy()), episode.agentId(), 0, 0);
-        final List<Transition> out = new ArrayList<>(replayed.size());
-        for (final Transition t : replayed) {
-            final RecordedStep step = episode.steps().get(t.getStep());
-            out.add(
-                    Transition.newBuilder(t)
-                            .setEpisodeId(episode.episodeId())
-                            .setTransitionId(
-                                    episode.env() + "/" + episode.episodeId() + "/" + t.getStep())
-                            .setAdmissibleActions(step.admissibleActions().orElse(null))
-                            .build());
-        }
-        return out;
-    }
-
     /** Reads the whole file, publishes its valid episodes and returns the summary. */
     public ImportResult run() {
         if (!Files.isRegularFile(config.file()) || !Files.isReadable(config.file())) {
@@ -119,7 +90,7 @@ public final class TrajectoryImporter {
                     continue;
                 }
                 final Clock clock = EpisodeClock.forEpisode(config.baseTime(), episodes);
-                transitions(episode, config.historyTurns(), clock).forEach(publisher::send);
+                episode.transitions(config.historyTurns(), clock).forEach(publisher::send);
                 publisher.episodeSent(episode.env());
                 episodes++;
                 final long now = System.nanoTime();

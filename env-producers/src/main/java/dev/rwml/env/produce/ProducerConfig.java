@@ -1,6 +1,8 @@
 package dev.rwml.env.produce;
 
+import dev.rwml.env.EnvKind;
 import dev.rwml.env.EpisodeRunner;
+import dev.rwml.env.PolicyKind;
 import dev.rwml.env.alfworld.Grammar;
 import java.time.Duration;
 import java.time.Instant;

@@ -9,6 +9,9 @@ import dev.rwml.env.alfworld.AlfworldGames;
 import dev.rwml.env.alfworld.Grammar;
 import dev.rwml.env.alfworld.Split;
 import dev.rwml.env.produce.EpisodeClock;
+import dev.rwml.env.recorded.RecordedEpisode;
+import dev.rwml.env.recorded.RecordedStep;
+import dev.rwml.env.recorded.TrajectoryParser;
 import dev.rwml.events.Transition;
 import dev.rwml.events.Turn;
 import java.time.Instant;
@@ -32,8 +35,7 @@ class TrajectoryImporterTest {
                             .run(source, new EpsilonExpertAgent(0.3, 0.1), "agent-0", 11, 0);
             final RecordedEpisode recorded = record(live);
             final List<Transition> imported =
-                    TrajectoryImporter.transitions(
-                            recorded, history, EpisodeClock.forEpisode(BASE, 0));
+                    recorded.transitions(history, EpisodeClock.forEpisode(BASE, 0));
             assertThat(imported).hasSameSizeAs(live);
             for (int i = 0; i < live.size(); i++) {
                 // Everything but the identity fields must match the live record exactly.
@@ -58,8 +60,7 @@ class TrajectoryImporterTest {
                                         + "\"task\":\"t\",\"initial_observation\":\"Hi!\","
                                         + "\"steps\":[{\"action\":\"a\",\"observation\":\"o1\"},"
                                         + "{\"action\":\"b\",\"observation\":\"o2\",\"done\":true}]}");
-        final List<Transition> ts =
-                TrajectoryImporter.transitions(e, 1, EpisodeClock.forEpisode(BASE, 0));
+        final List<Transition> ts = e.transitions(1, EpisodeClock.forEpisode(BASE, 0));
         assertThat(ts)
                 .extracting(Transition::getTransitionId)
                 .containsExactly("retail/c/1/0", "retail/c/1/1");

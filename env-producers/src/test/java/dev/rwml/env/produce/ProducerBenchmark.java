@@ -1,7 +1,9 @@
 package dev.rwml.env.produce;
 
+import dev.rwml.env.EnvKind;
 import dev.rwml.env.EnvironmentSource;
 import dev.rwml.env.EpisodeRunner;
+import dev.rwml.env.PolicyKind;
 import dev.rwml.ops.embedded.KafkaStack;
 import dev.rwml.runtime.settings.Connection;
 import java.util.ArrayList;

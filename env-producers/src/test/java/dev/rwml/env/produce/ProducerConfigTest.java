@@ -3,6 +3,7 @@ package dev.rwml.env.produce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.rwml.env.EnvKind;
 import dev.rwml.runtime.settings.Connection;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;

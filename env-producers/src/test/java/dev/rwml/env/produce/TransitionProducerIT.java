@@ -2,8 +2,10 @@ package dev.rwml.env.produce;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.rwml.env.EnvKind;
 import dev.rwml.env.EnvironmentSource;
 import dev.rwml.env.EpisodeRunner;
+import dev.rwml.env.PolicyKind;
 import dev.rwml.env.alfworld.Grammar;
 import dev.rwml.events.Transition;
 import dev.rwml.ops.embedded.KafkaStack;

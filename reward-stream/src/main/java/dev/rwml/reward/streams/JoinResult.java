@@ -2,6 +2,7 @@ package dev.rwml.reward.streams;
 
 import dev.rwml.events.PredictionGroup;
 import dev.rwml.events.Transition;
+import dev.rwml.runtime.streams.JoinedPrediction;
 
 /**
  * A prediction group with the transition it joined, or with null when no transition arrived within
@@ -10,7 +11,8 @@ import dev.rwml.events.Transition;
  * @param prediction the prediction group
  * @param transition its transition, or null for a join miss
  */
-public record JoinResult(PredictionGroup prediction, Transition transition) {
+public record JoinResult(PredictionGroup prediction, Transition transition)
+        implements JoinedPrediction {
 
     /** Whether the join found no transition. */
     public boolean isMiss() {

@@ -2,9 +2,9 @@ package dev.rwml.worldmodel.serve;
 
 import ai.djl.ndarray.NDManager;
 import dev.rwml.worldmodel.DjlRuntime;
-import dev.rwml.worldmodel.channel.ArtifactRejectedException;
-import dev.rwml.worldmodel.channel.ArtifactSource;
-import dev.rwml.worldmodel.channel.VerifiedArtifact;
+import dev.rwml.worldmodel.artifact.ArtifactRejectedException;
+import dev.rwml.worldmodel.artifact.ArtifactSource;
+import dev.rwml.worldmodel.artifact.VerifiedArtifact;
 import dev.rwml.worldmodel.checkpoint.Checkpoint;
 import dev.rwml.worldmodel.hf.HfCheckpoint;
 import dev.rwml.worldmodel.hf.HfDecoder;

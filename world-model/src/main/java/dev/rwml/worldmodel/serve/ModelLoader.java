@@ -1,7 +1,7 @@
 package dev.rwml.worldmodel.serve;
 
-import dev.rwml.worldmodel.channel.ArtifactSource;
-import dev.rwml.worldmodel.channel.VerifiedArtifact;
+import dev.rwml.worldmodel.artifact.ArtifactSource;
+import dev.rwml.worldmodel.artifact.VerifiedArtifact;
 
 /** Turns a verified model artifact from the run's models topic into a servable model. */
 @FunctionalInterface

@@ -1,14 +1,14 @@
 package dev.rwml.ops.cli;
 
+import dev.rwml.env.EnvKind;
 import dev.rwml.env.EpisodeRunner;
+import dev.rwml.env.PolicyKind;
 import dev.rwml.env.alfworld.Grammar;
 import dev.rwml.env.imports.ImportConfig;
 import dev.rwml.env.imports.ImportResult;
 import dev.rwml.env.imports.SkippedLine;
 import dev.rwml.env.imports.TrajectoryImporter;
-import dev.rwml.env.produce.EnvKind;
 import dev.rwml.env.produce.KafkaSettings;
-import dev.rwml.env.produce.PolicyKind;
 import dev.rwml.env.produce.ProducerConfig;
 import dev.rwml.env.produce.ProducerResult;
 import dev.rwml.env.produce.ProgressPrinter;

@@ -1,7 +1,7 @@
 package dev.rwml.ops.cli;
 
-import dev.rwml.reward.filter.FilterApp;
-import dev.rwml.reward.filter.FilterConfig;
+import dev.rwml.filter.FilterApp;
+import dev.rwml.filter.FilterConfig;
 import dev.rwml.worldmodel.ModelRuntime;
 import java.util.function.IntSupplier;
 import picocli.CommandLine.Command;

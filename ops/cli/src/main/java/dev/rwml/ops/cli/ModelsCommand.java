@@ -1,12 +1,12 @@
 package dev.rwml.ops.cli;
 
+import dev.rwml.channel.ModelChannel;
+import dev.rwml.channel.ModelChannelReader;
+import dev.rwml.channel.ModelCommands;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.runtime.lifecycle.StopSignals;
 import dev.rwml.schemas.topics.TopicCatalog;
-import dev.rwml.trainer.ModelCommands;
-import dev.rwml.worldmodel.channel.ModelChannel;
-import dev.rwml.worldmodel.channel.ModelChannelReader;
-import dev.rwml.worldmodel.channel.VerifiedArtifact;
+import dev.rwml.worldmodel.artifact.VerifiedArtifact;
 import dev.rwml.worldmodel.hf.HfCheckpoint;
 import dev.rwml.worldmodel.hf.LoraCheckpoint;
 import java.io.PrintWriter;

@@ -52,10 +52,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The README's "full pipeline by hand": {@code ./rwml up}, {@code env run}, {@code model init} and
- * the three stages, each its own process started through the {@code rwml} script as a user starts
- * them. A version after 0 must be published with every stage caught up, SIGTERM must stop each
- * stage with exit 0, and a stage whose Kafka goes away must exit 1 with the reason on stderr.
+ * The "full pipeline by hand" of docs/operations.md: {@code ./rwml up}, {@code env run}, {@code
+ * model init} and the three stages, each its own process started through the {@code rwml} script as
+ * a user starts them. A version after 0 must be published with every stage caught up, SIGTERM must
+ * stop each stage with exit 0, and a stage whose Kafka goes away must exit 1 with the reason on
+ * stderr.
  *
  * <p>Every child writes {@code <name>.out} and {@code <name>.err} under {@code
  * target/by-hand-pipeline/}, which stays after the test for diagnosis; assertion messages show

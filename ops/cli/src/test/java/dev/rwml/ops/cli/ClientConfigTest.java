@@ -4,12 +4,12 @@ import static dev.rwml.ops.cli.RunFixtures.rwml;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.rwml.channel.init.BaseModelInit;
 import dev.rwml.env.produce.TransitionPublisher;
 import dev.rwml.ops.cli.dlq.DeadLetterStore;
 import dev.rwml.prediction.PredictionConfig;
 import dev.rwml.reward.RewardConfig;
 import dev.rwml.runtime.settings.Connection;
-import dev.rwml.worldmodel.init.BaseModelInit;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,9 +2,9 @@ package dev.rwml.ops.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.rwml.filter.FilterConfig;
 import dev.rwml.prediction.PredictionConfig;
 import dev.rwml.reward.RewardConfig;
-import dev.rwml.reward.filter.FilterConfig;
 import dev.rwml.runtime.settings.SettingsDefinition;
 import dev.rwml.trainer.TrainerConfig;
 import java.nio.file.Files;
@@ -14,35 +14,35 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's configuration tables are the stages' setting definitions: this fails when a key,
- * default or meaning changes in one place only. Regenerate a table with {@code rwml <stage>
- * --help-config}.
+ * The configuration tables of docs/configuration.md are the stages' setting definitions: this fails
+ * when a key, default or meaning changes in one place only. Regenerate a table with {@code rwml
+ * <stage> --help-config}.
  */
 class ConfigurationTablesTest {
 
-    private static final Path README = Path.of("..", "..", "README.md");
+    private static final Path PAGE = Path.of("..", "..", "docs", "configuration.md");
 
     @Test
     void shouldDocumentTheSettingsOfEveryStageExactlyAsTheyAreDefined() throws Exception {
-        final String readme = Files.readString(README);
+        final String page = Files.readString(PAGE);
 
-        assertThat(table(readme, "common")).isEqualTo(SettingsDefinition.commonMarkdownTable());
-        assertThat(table(readme, "prediction"))
+        assertThat(table(page, "common")).isEqualTo(SettingsDefinition.commonMarkdownTable());
+        assertThat(table(page, "prediction"))
                 .isEqualTo(PredictionConfig.DEFINITION.markdownTable());
-        assertThat(table(readme, "reward")).isEqualTo(RewardConfig.DEFINITION.markdownTable());
-        assertThat(table(readme, "trainer")).isEqualTo(TrainerConfig.DEFINITION.markdownTable());
-        assertThat(table(readme, "filter")).isEqualTo(FilterConfig.DEFINITION.markdownTable());
+        assertThat(table(page, "reward")).isEqualTo(RewardConfig.DEFINITION.markdownTable());
+        assertThat(table(page, "trainer")).isEqualTo(TrainerConfig.DEFINITION.markdownTable());
+        assertThat(table(page, "filter")).isEqualTo(FilterConfig.DEFINITION.markdownTable());
     }
 
-    private static String table(final String readme, final String name) {
+    private static String table(final String page, final String name) {
         final Matcher m =
                 Pattern.compile(
                                 "<!-- settings:" + name + " -->\n(.*?)<!-- /settings -->",
                                 Pattern.DOTALL)
-                        .matcher(readme);
+                        .matcher(page);
         assertThat(m.find())
                 .as(
-                        "README.md has a table between <!-- settings:%s --> and <!-- /settings -->",
+                        "docs/configuration.md has a table between <!-- settings:%s --> and <!-- /settings -->",
                         name)
                 .isTrue();
         return m.group(1);

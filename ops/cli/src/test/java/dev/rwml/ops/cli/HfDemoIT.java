@@ -2,9 +2,9 @@ package dev.rwml.ops.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.rwml.evaluation.HeldOutEvaluator;
 import dev.rwml.ops.cli.demo.DemoRun;
 import dev.rwml.ops.cli.demo.DemoSettings;
-import dev.rwml.ops.cli.demo.HeldOutEvaluator;
 import dev.rwml.worldmodel.hf.HfFixtures;
 import dev.rwml.worldmodel.hf.LoraConfig;
 import java.io.PrintWriter;

@@ -26,10 +26,10 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * A user's own Hugging Face checkpoint through the whole pipeline, each command its own process as
- * the README runs them: {@code model init --from-hf DIR} publishes it as version 0, the prediction,
- * reward and trainer stages produce version 1 in the same checkpoint format, and {@code models
- * export --hf} writes version 1 back as a checkpoint directory that loads. The same commands with
- * {@code --lora} run at a real model's size in {@link SmolLm2ShapeIT}.
+ * docs/models-and-gpus.md runs them: {@code model init --from-hf DIR} publishes it as version 0,
+ * the prediction, reward and trainer stages produce version 1 in the same checkpoint format, and
+ * {@code models export --hf} writes version 1 back as a checkpoint directory that loads. The same
+ * commands with {@code --lora} run at a real model's size in {@link SmolLm2ShapeIT}.
  *
  * <p>The checkpoint is the tiny random Qwen2 of the world-model test fixtures ({@code hf-tiny})
  * with a ChatML template and a longer {@code max_position_embeddings} (its 128 positions do not

@@ -12,14 +12,14 @@ import dev.rwml.events.RewardedSample;
 import dev.rwml.events.Transition;
 import dev.rwml.events.TransitionDifficulty;
 import dev.rwml.events.Turn;
+import dev.rwml.filter.FilterApp;
+import dev.rwml.filter.FilterConfig;
 import dev.rwml.ops.embedded.KafkaStack;
 import dev.rwml.ops.embedded.TestClients;
 import dev.rwml.prediction.PredictionApp;
 import dev.rwml.prediction.PredictionConfig;
 import dev.rwml.reward.RewardApp;
 import dev.rwml.reward.RewardConfig;
-import dev.rwml.reward.filter.FilterApp;
-import dev.rwml.reward.filter.FilterConfig;
 import dev.rwml.runtime.StageName;
 import dev.rwml.schemas.registry.CompatibilityLevel;
 import dev.rwml.schemas.registry.SchemaRegistryClient;
@@ -80,8 +80,8 @@ import org.junit.jupiter.api.io.TempDir;
  * record after it must come through every stage, and nothing else may be lost.
  *
  * <p>All poison records are sent in one go and checked once, so the whole test stays short. It
- * writes the measured table (kind x stage -> outcome) to {@code target/poison-inputs.md}; the
- * README's "Bad input" table is that file.
+ * writes the measured table (kind x stage -> outcome) to {@code target/poison-inputs.md}; the "Bad
+ * input" table of docs/operations.md is that file.
  */
 @Timeout(value = 8, unit = TimeUnit.MINUTES)
 class PoisonInputsIT {
@@ -1073,7 +1073,9 @@ class PoisonInputsIT {
         return table;
     }
 
-    /** A cell as the README shows it: the exception's simple name and the reason's start. */
+    /**
+     * A cell as docs/operations.md shows it: the exception's simple name and the reason's start.
+     */
     private static String brief(final String cell) {
         final String shorter =
                 cell.replaceAll("(?<=dead letter: )[a-z][\\w.]*\\.(?=[A-Z])", "")

@@ -2,9 +2,12 @@ package dev.rwml.ops.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.rwml.env.produce.EnvKind;
+import dev.rwml.channel.ModelChannel;
+import dev.rwml.channel.ModelChannelReader;
+import dev.rwml.channel.init.BaseModelInit;
+import dev.rwml.env.EnvKind;
+import dev.rwml.env.PolicyKind;
 import dev.rwml.env.produce.KafkaSettings;
-import dev.rwml.env.produce.PolicyKind;
 import dev.rwml.env.produce.ProducerConfig;
 import dev.rwml.env.produce.ProgressListener;
 import dev.rwml.env.produce.TransitionProducer;
@@ -18,9 +21,6 @@ import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
-import dev.rwml.worldmodel.channel.ModelChannel;
-import dev.rwml.worldmodel.channel.ModelChannelReader;
-import dev.rwml.worldmodel.init.BaseModelInit;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ai.djl.ndarray.NDManager;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.rwml.channel.ModelChannel;
+import dev.rwml.channel.ModelChannelReader;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.PredictionGroup;
 import dev.rwml.events.Transition;
@@ -13,8 +15,6 @@ import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.worldmodel.DjlRuntime;
-import dev.rwml.worldmodel.channel.ModelChannel;
-import dev.rwml.worldmodel.channel.ModelChannelReader;
 import dev.rwml.worldmodel.hf.ChatTemplate;
 import dev.rwml.worldmodel.hf.HfDecoder;
 import dev.rwml.worldmodel.hf.HfModel;

@@ -1,7 +1,7 @@
 package dev.rwml.ops.cli.bench;
 
-import dev.rwml.ops.cli.eval.EvalReport;
-import dev.rwml.ops.cli.eval.Interval;
+import dev.rwml.evaluation.EvalReport;
+import dev.rwml.evaluation.Interval;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.rwml.ops.cli.demo;
 
+import dev.rwml.evaluation.HeldOutEvaluator;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.ops.cli.status.RunObserver.PassRate;
 import dev.rwml.ops.cli.web.LineChart;

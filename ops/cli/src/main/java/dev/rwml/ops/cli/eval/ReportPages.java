@@ -1,5 +1,7 @@
 package dev.rwml.ops.cli.eval;
 
+import dev.rwml.evaluation.EvalReport;
+import dev.rwml.evaluation.Interval;
 import dev.rwml.ops.cli.web.LineChart;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -2,6 +2,8 @@ package dev.rwml.ops.cli.eval;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.rwml.evaluation.EvalReport;
+import dev.rwml.evaluation.Interval;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,9 @@
 package dev.rwml.ops.cli.replay;
 
+import dev.rwml.channel.ChunkObserver;
+import dev.rwml.channel.ModelChannel;
+import dev.rwml.channel.ModelChannelReader;
+import dev.rwml.channel.ModelPublisher;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.OffsetRange;
 import dev.rwml.ops.cli.demo.PipelineStages;
@@ -11,12 +15,8 @@ import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.trainer.PublishListener;
 import dev.rwml.trainer.TrainerConfig;
-import dev.rwml.worldmodel.channel.ArtifactRejectedException;
-import dev.rwml.worldmodel.channel.ChunkObserver;
-import dev.rwml.worldmodel.channel.ModelChannel;
-import dev.rwml.worldmodel.channel.ModelChannelReader;
-import dev.rwml.worldmodel.channel.ModelPublisher;
-import dev.rwml.worldmodel.channel.VerifiedArtifact;
+import dev.rwml.worldmodel.artifact.ArtifactRejectedException;
+import dev.rwml.worldmodel.artifact.VerifiedArtifact;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

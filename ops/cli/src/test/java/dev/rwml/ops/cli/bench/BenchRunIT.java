@@ -2,8 +2,8 @@ package dev.rwml.ops.cli.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.rwml.evaluation.EvalReport;
 import dev.rwml.ops.cli.demo.DemoSettings;
-import dev.rwml.ops.cli.eval.EvalReport;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;

@@ -3,6 +3,7 @@ package dev.rwml.ops.cli.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.rwml.evaluation.HeldOutEvaluator;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;

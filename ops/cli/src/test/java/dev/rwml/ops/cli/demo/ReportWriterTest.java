@@ -2,6 +2,7 @@ package dev.rwml.ops.cli.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.rwml.evaluation.HeldOutEvaluator;
 import dev.rwml.ops.cli.status.RunObserver.PassRate;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,7 +37,7 @@ class ReportWriterTest {
                                         0.25,
                                         0.65,
                                         192,
-                                        new dev.rwml.ops.cli.eval.Interval(0.25, 0.2, 0.3))),
+                                        new dev.rwml.evaluation.Interval(0.25, 0.2, 0.3))),
                         Optional.empty());
         ReportWriter.write(report, dir);
         for (final String file : ReportWriter.FILES) {

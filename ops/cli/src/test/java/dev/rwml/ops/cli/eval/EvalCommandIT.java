@@ -2,9 +2,9 @@ package dev.rwml.ops.cli.eval;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.rwml.env.produce.EnvKind;
+import dev.rwml.env.EnvKind;
+import dev.rwml.env.PolicyKind;
 import dev.rwml.env.produce.KafkaSettings;
-import dev.rwml.env.produce.PolicyKind;
 import dev.rwml.env.produce.ProducerConfig;
 import dev.rwml.env.produce.ProgressListener;
 import dev.rwml.env.produce.TransitionProducer;

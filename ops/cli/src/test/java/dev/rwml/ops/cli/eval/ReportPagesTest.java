@@ -2,6 +2,8 @@ package dev.rwml.ops.cli.eval;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.rwml.evaluation.EvalReport;
+import dev.rwml.evaluation.Interval;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -1,0 +1,127 @@
+package dev.rwml.evaluation;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What {@code rwml eval} measured: per model, per held-out set, the figures overall, per task type
+ * and per next-state kind, and the model's drift from its base.
+ *
+ * @param samples samples per transition
+ * @param seed the seed of held-out episodes, sampling and bootstrap draws
+ * @param bootstrap bootstrap resamples per interval
+ * @param rewardSpecs the training reward specs scored against, per run ({@code --model-dir} models
+ *     under their file's run name)
+ * @param models one result per evaluated model, in the order given
+ * @param agent the world-model-guided agent's settings, empty when it was not run
+ * @param agents the agent's results per split: the agent without a world model first, then guided
+ *     by each model
+ */
+public record EvalReport(
+        int samples,
+        long seed,
+        int bootstrap,
+        Map<String, String> rewardSpecs,
+        List<ModelResult> models,
+        String agent,
+        List<AgentResult> agents) {
+
+    /** A report without the agent's results. */
+    public EvalReport(
+            final int samples,
+            final long seed,
+            final int bootstrap,
+            final Map<String, String> rewardSpecs,
+            final List<ModelResult> models) {
+        this(samples, seed, bootstrap, rewardSpecs, models, "", List.of());
+    }
+
+    /** The label of the agent without a world model. */
+    public static final String NO_WORLD_MODEL = "no world model";
+
+    /**
+     * The guided agent over the episodes of one split, intervals by a bootstrap over episodes.
+     *
+     * @param set the held-out split
+     * @param agent {@link #NO_WORLD_MODEL} or the label of the model that guided it
+     * @param episodes episodes played
+     * @param steps actions taken in all
+     * @param invalidRate actions that did nothing per action taken
+     * @param success episodes whose task was completed, per episode
+     * @param stepsPerSuccess actions per completed episode, over completed episodes
+     * @param avoidedPerStep candidates avoided (predicted to do nothing) per action taken
+     */
+    public record AgentResult(
+            String set,
+            String agent,
+            int episodes,
+            int steps,
+            Interval invalidRate,
+            Interval success,
+            Interval stepsPerSuccess,
+            double avoidedPerStep) {}
+
+    /**
+     * The figures of one group of transitions.
+     *
+     * @param transitions transitions in the group
+     * @param pass pass rate under the run's training reward spec
+     * @param strict pass rate at the strict threshold (cosine above 0.9)
+     * @param exact exact-match rate after whitespace normalisation
+     * @param similarity mean similarity under the training spec's method
+     */
+    public record Figures(
+            int transitions, Interval pass, Interval strict, Interval exact, Interval similarity) {}
+
+    /**
+     * One model on one held-out set.
+     *
+     * @param set the held-out set's name
+     * @param transitions transitions scored
+     * @param skipped transitions whose prompt does not fit the model's context
+     * @param all figures over every scored transition
+     * @param byTaskType figures per task type
+     * @param byKind figures per next-state kind
+     */
+    public record SetResult(
+            String set,
+            int transitions,
+            int skipped,
+            Figures all,
+            Map<String, Figures> byTaskType,
+            Map<String, Figures> byKind) {}
+
+    /**
+     * How far a model moved from its base (its run's version 0).
+     *
+     * @param baseLabel the base it is compared with
+     * @param parameters the changed-parameter count
+     * @param kl mean per-token KL(model || base) on each held-out text (keyed by environment)
+     * @param perplexity the model's perplexity on each held-out text
+     * @param texts target tokens' sequences per held-out text
+     */
+    public record Drift(
+            String baseLabel,
+            ParameterDrift parameters,
+            Map<String, Double> kl,
+            Map<String, Double> perplexity,
+            Map<String, Integer> texts) {}
+
+    /**
+     * One model's results.
+     *
+     * @param label how the model is named in tables, e.g. {@code demo@12}
+     * @param run the run
+     * @param version the version
+     * @param sets the results per held-out set
+     * @param drift the drift from its base, or null without a base
+     * @param seconds time the model's evaluation took
+     */
+    public record ModelResult(
+            String label,
+            String run,
+            long version,
+            List<SetResult> sets,
+            Drift drift,
+            double seconds) {}
+}

@@ -1,0 +1,214 @@
+package dev.rwml.filter;
+
+import dev.rwml.runtime.StageName;
+import dev.rwml.runtime.lifecycle.StreamsLifecycle;
+import dev.rwml.runtime.settings.Settings;
+import dev.rwml.runtime.settings.SettingsDefinition;
+import dev.rwml.runtime.settings.StageConfig;
+import dev.rwml.runtime.start.StartPosition;
+import dev.rwml.scoring.EmbeddingSettings;
+import dev.rwml.scoring.ScoringSettings;
+import dev.rwml.scoring.group.SubsamplePolicy;
+import dev.rwml.scoring.score.RewardSpecTable;
+import dev.rwml.worldmodel.ModelRuntime;
+import dev.rwml.worldmodel.serve.SamplingSettings;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+
+/**
+ * The filter stage's settings, declared in {@link #DEFINITION} and loaded like every stage's (see
+ * {@link SettingsDefinition}); {@code rwml filter --help-config} prints the table.
+ *
+ * @param settings the validated settings these fields were read from
+ * @param filterRun the run whose model version judges transitions
+ * @param filterVersion that version (the run's base model, 0, by default)
+ * @param startFrom where a new run starts reading the transitions log
+ * @param sampling K tries per transition and how they are sampled
+ * @param maxPromptTokens the longest prompt, as in the prediction stage
+ * @param envs the environments whose transitions are judged; empty for all
+ * @param rewardSpecs the reward spec of each environment and next-state kind (its similarity)
+ * @param embedding the embedding model and its cache
+ * @param subsample the data-stage thresholds, tau_easy and the keep probability of easy ones
+ * @param maxTextChars transitions with a longer next observation are dead-lettered
+ * @param streamThreads Kafka Streams threads
+ * @param model the device and PyTorch threads of the filter model
+ * @param stateDir Kafka Streams state directory; blank for its default
+ * @param streamsOverrides further Kafka Streams settings (keys prefixed {@code streams.})
+ */
+public record FilterConfig(
+        Settings settings,
+        String filterRun,
+        long filterVersion,
+        StartPosition startFrom,
+        SamplingSettings sampling,
+        int maxPromptTokens,
+        Set<String> envs,
+        RewardSpecTable rewardSpecs,
+        EmbeddingSettings embedding,
+        SubsamplePolicy subsample,
+        int maxTextChars,
+        int streamThreads,
+        ModelRuntime model,
+        String stateDir,
+        Map<String, String> streamsOverrides)
+        implements StageConfig {
+
+    /** Prefix of keys passed to Kafka Streams without it. */
+    public static final String STREAMS_PREFIX = "streams.";
+
+    /** The paper's K: tries of the filter model per transition. */
+    public static final int PAPER_TRIES = 10;
+
+    /** Every setting of the stage. */
+    public static final SettingsDefinition DEFINITION =
+            SettingsDefinition.of(StageName.FILTER, FilterConfig::define, List.of(STREAMS_PREFIX));
+
+    private static void define(final ConfigDef def) {
+        ModelRuntime.define(
+                        ScoringSettings.define(
+                                StartPosition.define(StreamsLifecycle.defineStreamThreads(def))))
+                .define(
+                        "filter.run",
+                        Type.STRING,
+                        "",
+                        Importance.MEDIUM,
+                        "The run whose model judges transitions; empty: the run itself.")
+                .define(
+                        "filter.version",
+                        Type.LONG,
+                        0L,
+                        Range.atLeast(0),
+                        Importance.MEDIUM,
+                        "The filter model's version on filter.run's models topic (0: the base"
+                                + " model; the paper uses a model fine-tuned on a held-out 10%).")
+                .define(
+                        "tries",
+                        Type.INT,
+                        PAPER_TRIES,
+                        Range.between(1, 256),
+                        Importance.HIGH,
+                        "K: predictions of the filter model per transition (the paper's 10).")
+                .define(
+                        "sampling.temperature",
+                        Type.DOUBLE,
+                        1.0,
+                        Range.between(0, 100),
+                        Importance.MEDIUM,
+                        "Sampling temperature of the tries (0 samples greedily).")
+                .define(
+                        "sampling.top.p",
+                        Type.DOUBLE,
+                        1.0,
+                        Range.between(1e-6, 1),
+                        Importance.LOW,
+                        "Nucleus sampling of the tries, in (0, 1].")
+                .define(
+                        "sampling.max.new.tokens",
+                        Type.INT,
+                        64,
+                        Range.between(1, 8192),
+                        Importance.MEDIUM,
+                        "Longest try.")
+                .define(
+                        "prompt.max.tokens",
+                        Type.INT,
+                        512,
+                        Range.between(8, 1_000_000),
+                        Importance.LOW,
+                        "Longest prompt in tokens, at most the model's context less"
+                                + " sampling.max.new.tokens; the oldest history turns go first.")
+                .define(
+                        "envs",
+                        Type.LIST,
+                        "",
+                        Importance.LOW,
+                        "Environments to judge, comma-separated; empty: all (others are not"
+                                + " passed on).")
+                .define(
+                        "max.text.chars",
+                        Type.INT,
+                        16_384,
+                        Range.atLeast(1),
+                        Importance.LOW,
+                        "Transitions with a longer next observation go to the dead-letter topic.")
+                .define(
+                        "state.dir",
+                        Type.STRING,
+                        "",
+                        Importance.LOW,
+                        "Kafka Streams state directory; empty: Kafka Streams' default.");
+    }
+
+    /** Freezes the collections. */
+    public FilterConfig {
+        envs = Set.copyOf(envs);
+        streamsOverrides = Map.copyOf(streamsOverrides);
+    }
+
+    /** The fields of validated settings. */
+    public static FilterConfig of(final Settings s) {
+        final String filterRun = s.getString("filter.run");
+        return new FilterConfig(
+                s,
+                filterRun.isBlank() ? s.run() : filterRun,
+                s.getLong("filter.version"),
+                StartPosition.parse(s.getString(StartPosition.SETTING)),
+                new SamplingSettings(
+                        s.getInt("tries"),
+                        s.getDouble("sampling.temperature").floatValue(),
+                        s.getDouble("sampling.top.p").floatValue(),
+                        s.getInt("sampling.max.new.tokens")),
+                s.getInt("prompt.max.tokens"),
+                new LinkedHashSet<>(s.getList("envs")),
+                ScoringSettings.rewardSpecs(s),
+                ScoringSettings.embedding(s),
+                ScoringSettings.subsample(s),
+                s.getInt("max.text.chars"),
+                s.getInt(StreamsLifecycle.STREAM_THREADS),
+                ModelRuntime.from(s),
+                s.getString("state.dir"),
+                s.under(STREAMS_PREFIX));
+    }
+
+    /** Loads from every source in the one precedence; see {@link SettingsDefinition}. */
+    public static FilterConfig load(final SettingsDefinition.Sources sources) {
+        return of(DEFINITION.load(sources));
+    }
+
+    /** Settings given as keys, defaults for the missing ones. */
+    public static FilterConfig fromMap(final Map<String, String> values) {
+        return of(DEFINITION.parse(values));
+    }
+
+    /** The defaults of a run: version 0 judges, K = 10, the paper's thresholds, MiniLM. */
+    public static FilterConfig defaults(
+            final String run, final String bootstrapServers, final String schemaRegistryUrl) {
+        return of(DEFINITION.defaults(run, bootstrapServers, schemaRegistryUrl));
+    }
+
+    /** A copy with other settings layered on top, validated again. */
+    public FilterConfig with(final Map<String, String> overrides) {
+        return of(settings.with(overrides));
+    }
+
+    /** The Kafka Streams application id: {@code rwml-<run>-filter}. */
+    public String applicationId() {
+        return StageName.FILTER.groupId(run());
+    }
+
+    /** Whether transitions of this environment are judged. */
+    public boolean usesEnv(final String env) {
+        return envs.isEmpty() || envs.contains(env);
+    }
+
+    /** The prompt budget under a model of {@code maxContext} tokens. */
+    public int promptBudget(final int maxContext) {
+        return sampling.promptBudget(maxPromptTokens, maxContext);
+    }
+}

@@ -1,0 +1,181 @@
+package dev.rwml.channel;
+
+import dev.rwml.events.DeadLetter;
+import dev.rwml.events.ModelChunk;
+import dev.rwml.events.ModelVersion;
+import dev.rwml.schemas.serde.EventSerde;
+import dev.rwml.schemas.serde.EventSerdes;
+import dev.rwml.schemas.topics.RunTopics;
+import dev.rwml.schemas.topics.TopicCatalog;
+import dev.rwml.schemas.topics.TopicSpec;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * One run's model version channel: the manifest topic {@code rwml.<run>.models} and the chunk topic
+ * {@code rwml.<run>.model-chunks}, with the event serdes for both and the client settings that
+ * reading and writing them need. Closing it closes the serdes' registry clients.
+ */
+public final class ModelChannel implements AutoCloseable {
+
+    /** Default artifact bytes per chunk: fits the broker's and producer's default 1 MiB limits. */
+    public static final int DEFAULT_CHUNK_BYTES = 900 * 1024;
+
+    /** Largest chunk the publisher writes. */
+    public static final int MAX_CHUNK_BYTES = 4 * 1024 * 1024;
+
+    private final String run;
+    private final Map<String, Object> kafkaConfig;
+    private final Map<String, Object> serdeConfig;
+    private final String modelsTopic;
+    private final String chunksTopic;
+    private final TopicSpec<byte[], DeadLetter> deadLetters;
+    private final EventSerde<ModelVersion> manifests;
+    private final EventSerde<ModelChunk> chunks;
+
+    /**
+     * Creates the channel of a run from the catalog's declaration of its topics.
+     *
+     * @param kafkaConfig what every client of the channel gets: {@code bootstrap.servers} and the
+     *     cluster's security settings
+     * @param serdeConfig the registry settings ({@code schema.registry.url}, ...)
+     */
+    public ModelChannel(
+            final RunTopics topics,
+            final Map<String, ?> kafkaConfig,
+            final Map<String, ?> serdeConfig) {
+        this.run = topics.run().value();
+        Objects.requireNonNull(
+                kafkaConfig.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG), "bootstrap.servers");
+        this.kafkaConfig = Map.copyOf(kafkaConfig);
+        this.serdeConfig = Map.copyOf(serdeConfig);
+        this.modelsTopic = topics.models().name();
+        this.chunksTopic = topics.modelChunks().name();
+        this.deadLetters = topics.deadLetters();
+        this.manifests = topics.models().valueSerde(serdeConfig);
+        this.chunks = topics.modelChunks().valueSerde(serdeConfig);
+    }
+
+    /** The channel of {@code run} on a cluster and registry, with the default catalog. */
+    public static ModelChannel of(
+            final String run, final String bootstrapServers, final String schemaRegistryUrl) {
+        return new ModelChannel(
+                TopicCatalog.defaults().run(run),
+                Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers),
+                EventSerdes.registryConfig(schemaRegistryUrl));
+    }
+
+    /** The run. */
+    public String run() {
+        return run;
+    }
+
+    /** Kafka bootstrap servers. */
+    public String bootstrapServers() {
+        return kafkaConfig.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG).toString();
+    }
+
+    /** The registry settings the serdes were built from. */
+    public Map<String, Object> serdeConfig() {
+        return serdeConfig;
+    }
+
+    /** {@code rwml.<run>.models}. */
+    public String modelsTopic() {
+        return modelsTopic;
+    }
+
+    /** {@code rwml.<run>.model-chunks}. */
+    public String chunksTopic() {
+        return chunksTopic;
+    }
+
+    /** {@code rwml.<run>.dead-letters}, where a follower reports the versions it rejects. */
+    public TopicSpec<byte[], DeadLetter> deadLetterTopic() {
+        return deadLetters;
+    }
+
+    /** The key of chunk {@code index} of {@code version}: {@code <version>/<index>}. */
+    public static String chunkKey(final long version, final int index) {
+        return version + "/" + index;
+    }
+
+    /** A record key as the channel's topics store it: UTF-8. */
+    public static byte[] keyBytes(final String key) {
+        return key.getBytes(StandardCharsets.UTF_8);
+    }
+
+    byte[] serializeManifest(final ModelVersion manifest) {
+        return manifests.serializer().serialize(modelsTopic, manifest);
+    }
+
+    byte[] serializeChunk(final ModelChunk chunk) {
+        return chunks.serializer().serialize(chunksTopic, chunk);
+    }
+
+    ModelVersion deserializeManifest(final byte[] bytes) {
+        return manifests.deserializer().deserialize(modelsTopic, bytes);
+    }
+
+    ModelChunk deserializeChunk(final byte[] bytes) {
+        return chunks.deserializer().deserialize(chunksTopic, bytes);
+    }
+
+    /**
+     * Settings of a transactional producer that can publish on this channel (byte keys and values;
+     * the publisher serializes, and the caller may send other topics' records through it):
+     * idempotent, acks=all, requests large enough for a chunk.
+     */
+    public Map<String, Object> producerConfig(final String transactionalId) {
+        final Map<String, Object> p = plainProducerConfig(transactionalId);
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+        p.putAll(TopicCatalog.modelChunkProducerOverrides());
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
+        return p;
+    }
+
+    /**
+     * Settings of a plain producer of byte keys and values (a follower's dead letters): idempotent,
+     * acks=all, no transaction.
+     */
+    public Map<String, Object> plainProducerConfig(final String clientId) {
+        final Map<String, Object> p = new HashMap<>(kafkaConfig);
+        p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        return p;
+    }
+
+    /**
+     * Settings of a reader of this channel (String keys, byte values): read_committed, no group,
+     * manual positions.
+     */
+    public Map<String, Object> consumerConfig(final String clientId) {
+        final Map<String, Object> c = new HashMap<>(kafkaConfig);
+        c.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        c.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        c.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        c.put(
+                ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG,
+                TopicCatalog.MODEL_CHUNK_MAX_MESSAGE_BYTES);
+        return c;
+    }
+
+    @Override
+    public void close() {
+        manifests.close();
+        chunks.close();
+    }
+}

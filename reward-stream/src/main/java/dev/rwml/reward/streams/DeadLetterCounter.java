@@ -1,9 +1,0 @@
-package dev.rwml.reward.streams;
-
-/** Counts the records a stage sent to its dead-letter topic, by reason. */
-@FunctionalInterface
-public interface DeadLetterCounter {
-
-    /** One more record dead-lettered for {@code reason}. */
-    void deadLetter(String reason);
-}

@@ -1,0 +1,243 @@
+package dev.rwml.runtime.streams;
+
+import dev.rwml.events.DeadLetter;
+import dev.rwml.events.PredictionGroup;
+import dev.rwml.runtime.StageName;
+import dev.rwml.runtime.errors.ErrorPolicy;
+import dev.rwml.runtime.errors.ServiceAnswer;
+import dev.rwml.schemas.deadletter.DeadLetters;
+import dev.rwml.schemas.registry.RegistryUnauthorizedException;
+import dev.rwml.schemas.serde.EventSerde;
+import dev.rwml.schemas.serde.EventSerdes;
+import dev.rwml.schemas.topics.TopicCatalog;
+import dev.rwml.schemas.topics.TopicSpec;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.streams.errors.DeserializationExceptionHandler;
+import org.apache.kafka.streams.errors.ErrorHandlerContext;
+import org.apache.kafka.streams.errors.ProcessingExceptionHandler;
+import org.apache.kafka.streams.processor.api.Record;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Kafka Streams error handlers of the reward and filter stages: undecodable input and records
+ * that fail in a processor go to the run's dead-letter topic (inside the same transaction) and the
+ * stage keeps running. An outage ({@link ErrorPolicy#isOutage}: registry or embedding server
+ * unreachable, 5xx, 429) instead stops the thread so that the records are retried, and so does a
+ * registry or embedding server that refuses the credentials, which every record would meet alike.
+ */
+public final class DeadLetterHandlers {
+
+    /** Streams setting: the run whose dead-letter topic receives the letters. */
+    public static final String RUN_CONFIG = "rwml.dead-letters.run";
+
+    /** Streams setting: the topic prediction groups are read from. */
+    public static final String PREDICTIONS_TOPIC_CONFIG = "rwml.dead-letters.predictions.topic";
+
+    /** Streams setting: the {@link DeadLetterCounter} that counts dead letters (optional). */
+    public static final String METRICS_CONFIG = "rwml.dead-letters.metrics";
+
+    /**
+     * Streams setting: the {@link StageName} whose letters these are; the reward stage if unset.
+     */
+    public static final String STAGE_CONFIG = "rwml.dead-letters.stage";
+
+    private static final Logger LOG = LoggerFactory.getLogger(DeadLetterHandlers.class);
+
+    private DeadLetterHandlers() {}
+
+    /** State both handlers share, built from the Streams configuration. */
+    private static final class Target {
+        final TopicSpec<byte[], DeadLetter> topic;
+        final EventSerde<DeadLetter> letters;
+        final EventSerde<PredictionGroup> predictions;
+        final String predictionsTopic;
+        final DeadLetterCounter metrics;
+        final String stage;
+
+        Target(final Map<String, ?> configs) {
+            final Object run = configs.get(RUN_CONFIG);
+            if (run == null) {
+                throw new IllegalArgumentException(
+                        RUN_CONFIG + " must name the run whose dead-letter topic to use");
+            }
+            this.topic = TopicCatalog.defaults().run(run.toString()).deadLetters();
+            this.letters = EventSerdes.forValue(DeadLetter.class, configs);
+            this.predictions = EventSerdes.forValue(PredictionGroup.class, configs);
+            final Object source = configs.get(PREDICTIONS_TOPIC_CONFIG);
+            this.predictionsTopic = source == null ? "" : source.toString();
+            this.metrics = configs.get(METRICS_CONFIG) instanceof DeadLetterCounter m ? m : null;
+            final Object stageName = configs.get(STAGE_CONFIG);
+            this.stage =
+                    stageName == null
+                            ? StageName.REWARD.id()
+                            : StageName.parse(stageName.toString()).id();
+        }
+
+        List<ProducerRecord<byte[], byte[]>> records(final DeadLetter letter, final String reason) {
+            if (metrics != null) {
+                metrics.deadLetter(reason);
+            }
+            final ProducerRecord<byte[], DeadLetter> record =
+                    DeadLetters.toDeadLetterTopic(topic, letter, reason);
+            final Serializer<DeadLetter> serializer = letters.serializer();
+            return List.of(
+                    new ProducerRecord<>(
+                            record.topic(),
+                            null,
+                            record.key(),
+                            serializer.serialize(record.topic(), record.value()),
+                            record.headers()));
+        }
+    }
+
+    /** A handler's dead-letter target, read from the Streams configs it is configured with. */
+    abstract static class Configured {
+        Target target;
+
+        public void configure(final Map<String, ?> configs) {
+            target = new Target(configs);
+        }
+    }
+
+    /** Sends undecodable records to the dead-letter topic and continues. */
+    public static final class Deserialization extends Configured
+            implements DeserializationExceptionHandler {
+
+        @Override
+        public Response handleError(
+                final ErrorHandlerContext context,
+                final ConsumerRecord<byte[], byte[]> record,
+                final Exception exception) {
+            if (ErrorPolicy.isOutage(exception)
+                    || refusedCredentials(exception)
+                    || ErrorPolicy.isAccessFailure(exception)) {
+                LOG.error(
+                        "cannot decode {}-{}@{} for a reason that is not the record's; stopping"
+                                + " the thread so that it is retried rather than dead-lettered: {}",
+                        record.topic(),
+                        record.partition(),
+                        record.offset(),
+                        exception.getMessage());
+                return Response.fail();
+            }
+            final String reason = DeadLetters.reasonOf(exception);
+            LOG.warn(
+                    "dead-lettering undecodable record {}-{}@{}: {}",
+                    record.topic(),
+                    record.partition(),
+                    record.offset(),
+                    exception.getMessage());
+            final DeadLetter letter =
+                    DeadLetters.of(target.stage, record, exception, Clock.systemUTC().instant());
+            return Response.resume(target.records(letter, reason));
+        }
+    }
+
+    /** Sends records that fail in a processor to the dead-letter topic and continues. */
+    public static final class Processing extends Configured implements ProcessingExceptionHandler {
+
+        @Override
+        public Response handleError(
+                final ErrorHandlerContext context,
+                final Record<?, ?> record,
+                final Exception exception) {
+            if (ErrorPolicy.isOutage(exception)) {
+                LOG.error(
+                        "outage at {}-{}@{}; stopping the thread so the records are retried from"
+                                + " the last commit: {}",
+                        context.topic(),
+                        context.partition(),
+                        context.offset(),
+                        exception.getMessage());
+                return Response.fail();
+            }
+            if (refusedCredentials(exception)) {
+                LOG.error(
+                        "credentials refused at {}-{}@{}; stopping the thread, and the stage once"
+                                + " its restarts are spent: fix the credentials and start it again"
+                                + " (it resumes from its committed offsets): {}",
+                        context.topic(),
+                        context.partition(),
+                        context.offset(),
+                        exception.getMessage());
+                return Response.fail();
+            }
+            LOG.warn(
+                    "dead-lettering record {} at {}-{}@{} that failed in {}: {}",
+                    record.key(),
+                    context.topic(),
+                    context.partition(),
+                    context.offset(),
+                    context.processorNodeId(),
+                    exception.getMessage());
+            return Response.resume(
+                    target.records(letterOf(context, record, exception), reasonOf(exception)));
+        }
+
+        /** The reason header: the answer of the service that refused the record, if one did. */
+        private static String reasonOf(final Throwable exception) {
+            final ServiceAnswer answer = causeOf(exception, ServiceAnswer.class);
+            return answer == null
+                    ? DeadLetters.PROCESSING
+                    : answer.deadLetterReason().orElse(DeadLetters.PROCESSING);
+        }
+
+        private DeadLetter letterOf(
+                final ErrorHandlerContext context,
+                final Record<?, ?> record,
+                final Exception exception) {
+            if (record.value() instanceof JoinedPrediction joined
+                    && !target.predictionsTopic.isEmpty()) {
+                // The join may have been triggered by the transition: keep the group, which is
+                // what this stage failed to reward.
+                return DeadLetters.of(
+                        target.stage,
+                        target.predictionsTopic,
+                        context.partition(),
+                        -1,
+                        context.sourceRawKey(),
+                        target.predictions
+                                .serializer()
+                                .serialize(target.predictionsTopic, joined.prediction()),
+                        context.headers(),
+                        exception,
+                        Clock.systemUTC().instant());
+            }
+            return DeadLetters.of(
+                    target.stage,
+                    context.topic(),
+                    context.partition(),
+                    context.offset(),
+                    context.sourceRawKey(),
+                    context.sourceRawValue(),
+                    context.headers(),
+                    exception,
+                    Clock.systemUTC().instant());
+        }
+    }
+
+    /**
+     * Whether the registry or the embedding server refused the stage's credentials: not an outage,
+     * yet no record is at fault and every record would be dead-lettered alike.
+     */
+    private static boolean refusedCredentials(final Throwable exception) {
+        final ServiceAnswer answer = causeOf(exception, ServiceAnswer.class);
+        return causeOf(exception, RegistryUnauthorizedException.class) != null
+                || (answer != null && answer.refusedCredentials());
+    }
+
+    private static <T> T causeOf(final Throwable error, final Class<T> type) {
+        for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+            if (type.isInstance(cause)) {
+                return type.cast(cause);
+            }
+        }
+        return null;
+    }
+}
