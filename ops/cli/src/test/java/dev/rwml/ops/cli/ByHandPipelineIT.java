@@ -48,6 +48,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -62,6 +63,7 @@ import org.junit.jupiter.api.Timeout;
  * target/by-hand-pipeline/}, which stays after the test for diagnosis; assertion messages show
  * their tails.
  */
+@Tag("system")
 @Timeout(value = 9, unit = TimeUnit.MINUTES)
 class ByHandPipelineIT {
 

@@ -35,6 +35,7 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
@@ -63,6 +64,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * -Drwml.chaos.restarts=2 -Drwml.chaos.seed=7 -Drwml.chaos.scaleout=true}. It prints a table of
  * faults, records per topic, losses, duplicates, dead letters and recovery times.
  */
+@Tag("system")
 @Timeout(value = 40, unit = TimeUnit.MINUTES)
 class ChaosIT {
 

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * run: the demo stops its stages before the cluster they use and returns promptly, leaving no
  * process behind.
  */
+@Tag("system")
 class DemoInterruptIT {
 
     private static final Duration PROMPT = Duration.ofSeconds(20);

@@ -34,6 +34,7 @@ import java.util.stream.Collectors;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -44,6 +45,7 @@ import org.junit.jupiter.api.Timeout;
  * the configured probability by the documented draw (and nothing else dropped), and the prediction
  * stage must sample exactly the transitions the filter kept.
  */
+@Tag("system")
 @Timeout(value = 8, unit = TimeUnit.MINUTES)
 class FilterStageIT {
 

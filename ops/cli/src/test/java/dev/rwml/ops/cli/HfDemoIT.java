@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * predict and reward with it, the held-out set is scored and the report written. A random model
  * seldom closes its answer, so no version after 0 is asked for.
  */
+@Tag("system")
 class HfDemoIT {
 
     @TempDir Path dir;

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.Timeout;
  * first env run's transitions, with the prompts the prediction stage builds; the stages then work
  * on a second env run's, after that slice.
  */
+@Tag("system")
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class HfModelPipelineIT {
 

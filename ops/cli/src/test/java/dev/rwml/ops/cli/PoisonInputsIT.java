@@ -67,6 +67,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -83,6 +84,7 @@ import org.junit.jupiter.api.io.TempDir;
  * writes the measured table (kind x stage -> outcome) to {@code target/poison-inputs.md}; the "Bad
  * input" table of docs/operations.md is that file.
  */
+@Tag("system")
 @Timeout(value = 8, unit = TimeUnit.MINUTES)
 class PoisonInputsIT {
 

@@ -39,11 +39,13 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code rwml replay} over a middle slice of the log on the embedded broker and registry. */
+@Tag("system")
 class ReplayCommandIT {
 
     @RegisterExtension static final KafkaStack KAFKA = KafkaStack.embedded();

@@ -56,6 +56,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -70,6 +71,7 @@ import org.junit.jupiter.api.Timeout;
  * <p>Every child writes {@code <name>.out} and {@code <name>.err} under {@code
  * target/secure-cluster/}, which stays after the test for diagnosis.
  */
+@Tag("system")
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class SecureClusterIT {
 

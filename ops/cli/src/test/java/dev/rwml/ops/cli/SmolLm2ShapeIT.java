@@ -35,6 +35,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -51,6 +52,7 @@ import org.junit.jupiter.api.Timeout;
  * learns from the observed next state whatever the reward: the same LoRA trainer, version and
  * serving path. GRPO through LoRA runs on the tiny checkpoint in {@link HfModelPipelineIT}.
  */
+@Tag("system")
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class SmolLm2ShapeIT {
 

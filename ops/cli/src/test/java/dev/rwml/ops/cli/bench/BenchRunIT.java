@@ -12,10 +12,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code rwml bench --quick} end to end on its own embedded cluster, then resumed. */
+@Tag("system")
 class BenchRunIT {
 
     @TempDir Path dir;

@@ -12,10 +12,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code rwml demo --quick} end to end on its own embedded cluster, as CI runs it. */
+@Tag("system")
 class DemoRunIT {
 
     @TempDir Path dir;

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,6 +34,7 @@ import picocli.CommandLine;
  * {@code rwml eval} as users run it: a run initialised by {@code rwml model init} on the embedded
  * broker and registry, evaluated from its models topic and from an exported checkpoint.
  */
+@Tag("system")
 class EvalCommandIT {
 
     @RegisterExtension static final KafkaStack KAFKA = KafkaStack.embedded();

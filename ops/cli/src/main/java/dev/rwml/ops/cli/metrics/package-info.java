@@ -1,0 +1,2 @@
+/** Prometheus metrics options shared by the commands that run stages. */
+package dev.rwml.ops.cli.metrics;

@@ -1,0 +1,2 @@
+/** The small HTTP server and charts of the status page. */
+package dev.rwml.ops.cli.web;

@@ -1,0 +1,2 @@
+/** The names of the pipeline's stages, from which each stage's group ids and client ids are derived. */
+package dev.rwml.runtime;
