@@ -205,11 +205,7 @@ public final class ModelCatalog implements AutoCloseable {
         return readers.computeIfAbsent(
                 run,
                 r -> {
-                    final ModelChannel channel =
-                            new ModelChannel(
-                                    TopicCatalog.defaults().run(r),
-                                    connection.kafkaConfig(Map.of()),
-                                    connection.registryConfig());
+                    final ModelChannel channel = ModelChannel.of(connection, r);
                     channels.put(r, channel);
                     return new ModelChannelReader(channel, Optional.empty(), TIMEOUT);
                 });

@@ -49,16 +49,9 @@ public final class TrainingSpecs {
                 topics.rewards().valueSerde(connection.registryConfig());
         final var deserializer = serde.deserializer();
         final Map<String, Object> config =
-                connection.kafkaConfig(
-                        Map.of(
-                                ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-                                "read_committed",
-                                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
-                                false,
-                                ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG,
-                                false,
-                                ConsumerConfig.CLIENT_ID_CONFIG,
-                                "rwml-eval-specs-" + run));
+                connection.readCommittedConsumerConfig(
+                        "rwml-eval-specs-" + run,
+                        Map.of(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false));
         final Map<String, RewardSpec> seen = new LinkedHashMap<>();
         try (KafkaConsumer<byte[], byte[]> consumer =
                 new KafkaConsumer<>(

@@ -98,7 +98,7 @@ public final class FilterApp {
         final CheckpointModelLoader loader = CheckpointModelLoader.standard();
         final PredictionModel model;
         try {
-            model = loadFilterModel(config, loader, registryConfig);
+            model = loadFilterModel(config, loader);
         } catch (RuntimeException e) {
             loader.close();
             throw e;
@@ -117,7 +117,7 @@ public final class FilterApp {
                         config.applicationId(),
                         TopicCatalog.TRANSITIONS,
                         config.startFrom(),
-                        () -> baseLineage(config, registryConfig),
+                        () -> baseLineage(config),
                         ADMIN_TIMEOUT,
                         config.brokerTimeout());
             }
@@ -152,9 +152,8 @@ public final class FilterApp {
 
     private static PredictionModel loadFilterModel(
             final FilterConfig config,
-            final CheckpointModelLoader loader,
-            final Map<String, Object> registryConfig) {
-        try (ModelChannel channel = channel(config, config.filterRun(), registryConfig);
+            final CheckpointModelLoader loader) {
+        try (ModelChannel channel = ModelChannel.of(config.connection(), config.filterRun());
                 ModelChannelReader reader =
                         new ModelChannelReader(channel, Optional.empty(), ADMIN_TIMEOUT)) {
             return loader.load(reader.fetch(config.filterVersion()), reader);
@@ -174,9 +173,8 @@ public final class FilterApp {
     }
 
     /** Version 0's lineage in the run itself: where {@code start.from=after-base} starts. */
-    private static List<OffsetRange> baseLineage(
-            final FilterConfig config, final Map<String, Object> registryConfig) {
-        try (ModelChannel channel = channel(config, config.run(), registryConfig);
+    private static List<OffsetRange> baseLineage(final FilterConfig config) {
+        try (ModelChannel channel = ModelChannel.of(config.connection(), config.run());
                 ModelChannelReader reader =
                         new ModelChannelReader(channel, Optional.empty(), ADMIN_TIMEOUT)) {
             return reader.manifest(0)
@@ -189,14 +187,6 @@ public final class FilterApp {
                                                     + ", which has none; set start.from to"
                                                     + " earliest, latest or a time"));
         }
-    }
-
-    private static ModelChannel channel(
-            final FilterConfig config, final String run, final Map<String, Object> registryConfig) {
-        return new ModelChannel(
-                TopicCatalog.defaults().run(run),
-                config.connection().kafkaConfig(Map.of()),
-                registryConfig);
     }
 
     /** The Kafka Streams settings: exactly-once v2, the dead-letter handlers, the overrides. */

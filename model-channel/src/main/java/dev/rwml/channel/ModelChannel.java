@@ -3,19 +3,16 @@ package dev.rwml.channel;
 import dev.rwml.events.DeadLetter;
 import dev.rwml.events.ModelChunk;
 import dev.rwml.events.ModelVersion;
+import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.serde.EventSerde;
-import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.schemas.topics.TopicSpec;
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
@@ -32,44 +29,29 @@ public final class ModelChannel implements AutoCloseable {
     public static final int MAX_CHUNK_BYTES = 4 * 1024 * 1024;
 
     private final String run;
-    private final Map<String, Object> kafkaConfig;
-    private final Map<String, Object> serdeConfig;
+    private final Connection connection;
     private final String modelsTopic;
     private final String chunksTopic;
     private final TopicSpec<byte[], DeadLetter> deadLetters;
     private final EventSerde<ModelVersion> manifests;
     private final EventSerde<ModelChunk> chunks;
 
-    /**
-     * Creates the channel of a run from the catalog's declaration of its topics.
-     *
-     * @param kafkaConfig what every client of the channel gets: {@code bootstrap.servers} and the
-     *     cluster's security settings
-     * @param serdeConfig the registry settings ({@code schema.registry.url}, ...)
-     */
-    public ModelChannel(
-            final RunTopics topics,
-            final Map<String, ?> kafkaConfig,
-            final Map<String, ?> serdeConfig) {
+    private ModelChannel(final RunTopics topics, final Connection connection) {
         this.run = topics.run().value();
-        Objects.requireNonNull(
-                kafkaConfig.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG), "bootstrap.servers");
-        this.kafkaConfig = Map.copyOf(kafkaConfig);
-        this.serdeConfig = Map.copyOf(serdeConfig);
+        this.connection = Objects.requireNonNull(connection, "connection");
         this.modelsTopic = topics.models().name();
         this.chunksTopic = topics.modelChunks().name();
         this.deadLetters = topics.deadLetters();
-        this.manifests = topics.models().valueSerde(serdeConfig);
-        this.chunks = topics.modelChunks().valueSerde(serdeConfig);
+        this.manifests = topics.models().valueSerde(connection.registryConfig());
+        this.chunks = topics.modelChunks().valueSerde(connection.registryConfig());
     }
 
-    /** The channel of {@code run} on a cluster and registry, with the default catalog. */
-    public static ModelChannel of(
-            final String run, final String bootstrapServers, final String schemaRegistryUrl) {
-        return new ModelChannel(
-                TopicCatalog.defaults().run(run),
-                Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers),
-                EventSerdes.registryConfig(schemaRegistryUrl));
+    /**
+     * The channel of {@code run}, its topics as the default catalog declares them; every client and
+     * serde it makes gets the connection's security settings.
+     */
+    public static ModelChannel of(final Connection connection, final String run) {
+        return new ModelChannel(TopicCatalog.defaults().run(run), connection);
     }
 
     /** The run. */
@@ -77,14 +59,19 @@ public final class ModelChannel implements AutoCloseable {
         return run;
     }
 
+    /** Where the channel's clients connect and how. */
+    public Connection connection() {
+        return connection;
+    }
+
     /** Kafka bootstrap servers. */
     public String bootstrapServers() {
-        return kafkaConfig.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG).toString();
+        return connection.bootstrapServers();
     }
 
     /** The registry settings the serdes were built from. */
     public Map<String, Object> serdeConfig() {
-        return serdeConfig;
+        return connection.registryConfig();
     }
 
     /** {@code rwml.<run>.models}. */
@@ -146,13 +133,7 @@ public final class ModelChannel implements AutoCloseable {
      * acks=all, no transaction.
      */
     public Map<String, Object> plainProducerConfig(final String clientId) {
-        final Map<String, Object> p = new HashMap<>(kafkaConfig);
-        p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-        return p;
+        return connection.idempotentProducerConfig(clientId, Map.of());
     }
 
     /**
@@ -160,17 +141,15 @@ public final class ModelChannel implements AutoCloseable {
      * manual positions.
      */
     public Map<String, Object> consumerConfig(final String clientId) {
-        final Map<String, Object> c = new HashMap<>(kafkaConfig);
-        c.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
-        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        c.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
-        c.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        c.put(
-                ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG,
-                TopicCatalog.MODEL_CHUNK_MAX_MESSAGE_BYTES);
-        return c;
+        return connection.readCommittedConsumerConfig(
+                clientId,
+                Map.of(
+                        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                        "earliest",
+                        ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+                        StringDeserializer.class,
+                        ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG,
+                        TopicCatalog.MODEL_CHUNK_MAX_MESSAGE_BYTES));
     }
 
     @Override

@@ -3,7 +3,6 @@ package dev.rwml.channel;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.OffsetRange;
 import dev.rwml.runtime.settings.Connection;
-import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.worldmodel.artifact.ArtifactRejectedException;
 import dev.rwml.worldmodel.artifact.ArtifactStore;
 import dev.rwml.worldmodel.artifact.VerifiedArtifact;
@@ -31,7 +30,7 @@ public final class ModelCommands {
 
     /** Every committed version of the run, ascending. */
     public static List<ModelVersion> list(final Connection connection, final String run) {
-        try (ModelChannel channel = channel(connection, run);
+        try (ModelChannel channel = ModelChannel.of(connection, run);
                 ModelChannelReader reader =
                         new ModelChannelReader(channel, Optional.empty(), TIMEOUT)) {
             return reader.manifests();
@@ -82,7 +81,7 @@ public final class ModelCommands {
             final String run,
             final Optional<ArtifactStore> store,
             final Consumer<String> lines) {
-        final ModelChannel channel = channel(connection, run);
+        final ModelChannel channel = ModelChannel.of(connection, run);
         lines.accept("waiting for version 0 of run " + run);
         final ModelFollower follower =
                 ModelFollower.start(
@@ -110,7 +109,7 @@ public final class ModelCommands {
             final Optional<ArtifactStore> store,
             final Path dir)
             throws ArtifactRejectedException, IOException {
-        try (ModelChannel channel = channel(connection, run);
+        try (ModelChannel channel = ModelChannel.of(connection, run);
                 ModelChannelReader reader = new ModelChannelReader(channel, store, TIMEOUT)) {
             final VerifiedArtifact artifact;
             if (version.isPresent()) {
@@ -132,14 +131,6 @@ public final class ModelCommands {
             Files.write(target, artifact.bytes());
             return target;
         }
-    }
-
-    /** The run's channel; its clients and serdes get the connection's security settings. */
-    static ModelChannel channel(final Connection connection, final String run) {
-        return new ModelChannel(
-                TopicCatalog.defaults().run(run),
-                connection.kafkaConfig(Map.of()),
-                connection.registryConfig());
     }
 
     private static String range(final OffsetRange r) {

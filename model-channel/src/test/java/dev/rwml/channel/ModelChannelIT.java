@@ -8,9 +8,9 @@ import dev.rwml.events.DeadLetter;
 import dev.rwml.events.ModelChunk;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.ops.embedded.KafkaStack;
+import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.deadletter.DeadLetters;
 import dev.rwml.schemas.serde.EventSerde;
-import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.worldmodel.artifact.Artifacts;
@@ -32,7 +32,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -89,12 +88,8 @@ class ModelChannelIT {
             new TopicAdmin(admin, catalog).ensure(catalog.forRun(run));
         }
         return closeLater(
-                new ModelChannel(
-                        catalog.run(run),
-                        Map.of(
-                                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                                KAFKA.bootstrapServers()),
-                        EventSerdes.registryConfig(KAFKA.schemaRegistryUrl())));
+                ModelChannel.of(
+                        Connection.of(KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl()), run));
     }
 
     private KafkaProducer<byte[], byte[]> producer(final ModelChannel channel) {

@@ -2,7 +2,7 @@ package dev.rwml.channel;
 
 import ai.djl.ndarray.NDManager;
 import dev.rwml.ops.embedded.KafkaStack;
-import dev.rwml.schemas.serde.EventSerdes;
+import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.worldmodel.DjlRuntime;
@@ -36,7 +36,6 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -126,12 +125,9 @@ class ModelSwapBenchmark {
         final Map<Long, Long> installedAt = new ConcurrentHashMap<>();
         final AtomicReference<PredictionModel> serving = new AtomicReference<>();
         try (ModelChannel channel =
-                        new ModelChannel(
-                                catalog.run(run),
-                                Map.of(
-                                        AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                                        KAFKA.bootstrapServers()),
-                                EventSerdes.registryConfig(KAFKA.schemaRegistryUrl()));
+                        ModelChannel.of(
+                                Connection.of(KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl()),
+                                run);
                 CheckpointModelLoader loader = CheckpointModelLoader.standard();
                 KafkaProducer<byte[], byte[]> producer =
                         new KafkaProducer<>(channel.producerConfig("swap-bench-" + run));

@@ -119,8 +119,7 @@ public final class PredictionApp implements RunningStage {
                                 termination.complete(null);
                             }
                         });
-        this.channel =
-                new ModelChannel(topics, config.connection().kafkaConfig(Map.of()), registryConfig);
+        this.channel = ModelChannel.of(config.connection(), config.run());
         try {
             this.follower =
                     ModelFollower.start(

@@ -16,6 +16,7 @@ import dev.rwml.events.TrainingCounters;
 import dev.rwml.events.Transition;
 import dev.rwml.ops.embedded.KafkaStack;
 import dev.rwml.ops.embedded.TestClients;
+import dev.rwml.runtime.settings.Connection;
 import dev.rwml.runtime.start.StartPosition;
 import dev.rwml.runtime.start.StartPositions;
 import dev.rwml.schemas.serde.EventSerdes;
@@ -98,10 +99,9 @@ class PredictionAppIT {
         }
         channel =
                 closeLater(
-                        new ModelChannel(
-                                topics,
-                                Map.of("bootstrap.servers", KAFKA.bootstrapServers()),
-                                registry));
+                        ModelChannel.of(
+                                Connection.of(KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl()),
+                                run));
         modelProducer = closeLater(new KafkaProducer<>(channel.producerConfig("models-" + run)));
         modelProducer.initTransactions();
         final Map<String, Object> producer = new HashMap<>();

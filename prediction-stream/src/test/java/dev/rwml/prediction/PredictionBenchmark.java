@@ -9,6 +9,7 @@ import dev.rwml.events.ModelVersion;
 import dev.rwml.events.TrainingCounters;
 import dev.rwml.events.Transition;
 import dev.rwml.ops.embedded.KafkaStack;
+import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
@@ -153,10 +154,9 @@ class PredictionBenchmark {
         final Serializer<Transition> values =
                 catalog.transitions().valueSerde(registry).serializer();
         try (ModelChannel channel =
-                        new ModelChannel(
-                                catalog.run(run),
-                                Map.of("bootstrap.servers", KAFKA.bootstrapServers()),
-                                registry);
+                        ModelChannel.of(
+                                Connection.of(KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl()),
+                                run);
                 KafkaProducer<byte[], byte[]> models =
                         new KafkaProducer<>(channel.producerConfig("bench-" + run));
                 KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConfig)) {

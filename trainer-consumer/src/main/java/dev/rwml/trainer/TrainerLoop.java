@@ -44,7 +44,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -123,9 +122,7 @@ public final class TrainerLoop implements AutoCloseable {
         ensureTopics(catalog);
         final Optional<ArtifactStore> store =
                 config.artifactDir().map(dir -> (ArtifactStore) new FileArtifactStore(dir));
-        try (ModelChannel channel =
-                        new ModelChannel(
-                                topics, config.connection().kafkaConfig(Map.of()), registry);
+        try (ModelChannel channel = ModelChannel.of(config.connection(), config.run());
                 EventSerde<RewardedGroup> rewards = topics.rewards().valueSerde(registry);
                 EventSerde<DeadLetter> deadLetters = topics.deadLetters().valueSerde(registry);
                 KafkaProducer<byte[], byte[]> producer = newProducer(channel)) {
@@ -200,16 +197,17 @@ public final class TrainerLoop implements AutoCloseable {
     }
 
     private KafkaConsumer<byte[], byte[]> newConsumer() {
-        final Map<String, Object> c = config.connection().kafkaConfig(Map.of());
-        c.put(ConsumerConfig.GROUP_ID_CONFIG, transactionalId(config.run()));
-        c.put(ConsumerConfig.CLIENT_ID_CONFIG, transactionalId(config.run()) + "-rewards");
-        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Math.max(config.batchSize(), 100));
-        c.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        c.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        return new KafkaConsumer<>(c);
+        return new KafkaConsumer<>(
+                config.connection()
+                        .readCommittedConsumerConfig(
+                                transactionalId(config.run()) + "-rewards",
+                                Map.of(
+                                        ConsumerConfig.GROUP_ID_CONFIG,
+                                        transactionalId(config.run()),
+                                        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                                        "earliest",
+                                        ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
+                                        Math.max(config.batchSize(), 100))));
     }
 
     /** What a trainer resumes from. */

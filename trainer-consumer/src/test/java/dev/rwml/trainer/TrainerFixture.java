@@ -8,6 +8,7 @@ import dev.rwml.events.ModelVersion;
 import dev.rwml.events.RewardedGroup;
 import dev.rwml.events.TrainingCounters;
 import dev.rwml.ops.embedded.TestClients;
+import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.serde.EventSerde;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.TopicAdmin;
@@ -80,7 +81,7 @@ final class TrainerFixture {
                 Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             new TopicAdmin(admin, catalog).ensure(catalog.forRun(run));
         }
-        try (ModelChannel channel = ModelChannel.of(run, bootstrap, registryUrl);
+        try (ModelChannel channel = ModelChannel.of(Connection.of(bootstrap, registryUrl), run);
                 KafkaProducer<byte[], byte[]> producer =
                         new KafkaProducer<>(channel.producerConfig("rwml-init-" + run))) {
             producer.initTransactions();

@@ -6,6 +6,7 @@ import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.schemas.topics.TopicSpec;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -79,14 +80,12 @@ public final class TransitionPublisher implements AutoCloseable {
      */
     public static Map<String, Object> producerConfig(
             final KafkaSettings settings, final String source) {
-        final Map<String, Object> props =
-                settings.connection().kafkaConfig(settings.producerOverrides());
-        props.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "rwml-env-" + source);
-        props.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 10);
-        // Retries must never duplicate or reorder a transition: these two are not negotiable.
-        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        props.put(ProducerConfig.ACKS_CONFIG, "all");
-        return props;
+        final Map<String, Object> extra = new HashMap<>();
+        extra.put(ProducerConfig.LINGER_MS_CONFIG, 10);
+        extra.putAll(settings.producerOverrides());
+        // Retries must never duplicate or reorder a transition: the connection adds idempotence and
+        // acks=all, which the overrides cannot change.
+        return settings.connection().idempotentProducerConfig("rwml-env-" + source, extra);
     }
 
     /**

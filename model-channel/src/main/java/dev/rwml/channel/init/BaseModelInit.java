@@ -8,6 +8,7 @@ import dev.rwml.events.ModelVersion;
 import dev.rwml.events.OffsetRange;
 import dev.rwml.events.TrainingCounters;
 import dev.rwml.events.Transition;
+import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.serde.EventSerde;
 import dev.rwml.schemas.topics.RunName;
 import dev.rwml.schemas.topics.TopicAdmin;
@@ -18,7 +19,6 @@ import dev.rwml.worldmodel.train.StepMetrics;
 import dev.rwml.worldmodel.train.TrainConfig;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,10 +59,7 @@ public final class BaseModelInit {
      * What to initialise.
      *
      * @param run the run name (the suffix of its {@code rwml.<run>.*} topics)
-     * @param kafkaConfig what every Kafka client of init starts from: {@code bootstrap.servers} and
-     *     the cluster's security settings
-     * @param registryConfig the registry settings of the serdes ({@code schema.registry.url} and
-     *     its auth / TLS settings)
+     * @param connection the cluster and registry, with their security settings
      * @param settings the model, tokenizer and SFT settings
      * @param maxTransitions the most transitions in the slice
      * @param envs environment names to pretrain on; empty means every environment
@@ -70,8 +67,7 @@ public final class BaseModelInit {
      */
     public record Config(
             String run,
-            Map<String, ?> kafkaConfig,
-            Map<String, ?> registryConfig,
+            Connection connection,
             BaseModelTrainer.Settings settings,
             int maxTransitions,
             Set<String> envs,
@@ -79,8 +75,7 @@ public final class BaseModelInit {
 
         public Config {
             RunName.of(run);
-            kafkaConfig = Map.copyOf(kafkaConfig);
-            registryConfig = Map.copyOf(registryConfig);
+            Objects.requireNonNull(connection, "connection");
             Objects.requireNonNull(settings, "settings");
             if (maxTransitions <= 0) {
                 throw new IllegalArgumentException(
@@ -109,8 +104,7 @@ public final class BaseModelInit {
         /** A preset model trained for {@code steps} steps with a one-minute read timeout. */
         public static Config of(
                 final String run,
-                final Map<String, ?> kafkaConfig,
-                final Map<String, ?> registryConfig,
+                final Connection connection,
                 final String preset,
                 final int steps,
                 final int maxTransitions,
@@ -118,8 +112,7 @@ public final class BaseModelInit {
                 final long seed) {
             return new Config(
                     run,
-                    kafkaConfig,
-                    registryConfig,
+                    connection,
                     BaseModelTrainer.Settings.of(preset, steps, seed),
                     maxTransitions,
                     envs,
@@ -188,12 +181,8 @@ public final class BaseModelInit {
      */
     public static Result run(final Config config, final Listener listener) {
         final TopicCatalog catalog = TopicCatalog.defaults();
-        ensureTopics(config, catalog);
-        try (ModelChannel channel =
-                        new ModelChannel(
-                                catalog.run(config.run()),
-                                config.kafkaConfig(),
-                                config.registryConfig());
+        ensureTopics(config.connection(), config.run(), catalog);
+        try (ModelChannel channel = ModelChannel.of(config.connection(), config.run());
                 KafkaProducer<byte[], byte[]> producer =
                         new KafkaProducer<>(channel.producerConfig("rwml-init-" + config.run()))) {
             // First fence any earlier init of this run, then look: what it committed is visible.
@@ -201,8 +190,7 @@ public final class BaseModelInit {
             refuseIfInitialised(channel, config.timeout());
             final PretrainingSlice slice =
                     readSlice(
-                            config.kafkaConfig(),
-                            config.registryConfig(),
+                            config.connection(),
                             config.run(),
                             config.maxTransitions(),
                             config.envs(),
@@ -229,13 +217,9 @@ public final class BaseModelInit {
         }
     }
 
-    static void ensureTopics(final Config config, final TopicCatalog catalog) {
-        ensureTopics(config.kafkaConfig(), config.run(), catalog);
-    }
-
     static void ensureTopics(
-            final Map<String, ?> kafkaConfig, final String run, final TopicCatalog catalog) {
-        try (Admin admin = Admin.create(new HashMap<String, Object>(kafkaConfig))) {
+            final Connection connection, final String run, final TopicCatalog catalog) {
+        try (Admin admin = connection.admin()) {
             new TopicAdmin(admin, catalog)
                     .ensure(catalog.forRun(run))
                     .warnings()
@@ -261,18 +245,17 @@ public final class BaseModelInit {
      * @throws IllegalStateException when it holds no transition
      */
     static PretrainingSlice readSlice(
-            final Map<String, ?> kafkaConfig,
-            final Map<String, ?> registryConfig,
+            final Connection connection,
             final String run,
             final int maxTransitions,
             final Set<String> envs,
             final Duration timeout) {
         final PretrainingSlice slice;
         try (EventSerde<Transition> serde =
-                TopicCatalog.defaults().transitions().valueSerde(registryConfig)) {
+                TopicCatalog.defaults().transitions().valueSerde(connection.registryConfig())) {
             slice =
                     PretrainingSlice.read(
-                            kafkaConfig,
+                            connection,
                             serde,
                             maxTransitions,
                             envs,

@@ -5,6 +5,7 @@ import dev.rwml.channel.ModelChannel;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.TrainingCounters;
 import dev.rwml.events.Transition;
+import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.worldmodel.DjlRuntime;
 import dev.rwml.worldmodel.hf.HfCheckpoint;
@@ -104,8 +105,7 @@ public final class HfModelInit {
      * What to initialise.
      *
      * @param run the run name
-     * @param kafkaConfig {@code bootstrap.servers} and the cluster's security settings
-     * @param registryConfig the serdes' registry settings
+     * @param connection the cluster and registry, with their security settings
      * @param checkpointDir the Hugging Face checkpoint directory
      * @param lora the adapters the trainer trains over this frozen version 0, or empty to train
      *     every weight
@@ -114,8 +114,7 @@ public final class HfModelInit {
      */
     public record Config(
             String run,
-            Map<String, ?> kafkaConfig,
-            Map<String, ?> registryConfig,
+            Connection connection,
             Path checkpointDir,
             Optional<LoraConfig> lora,
             Optional<Sft> sft,
@@ -123,8 +122,7 @@ public final class HfModelInit {
 
         public Config {
             Objects.requireNonNull(run, "run");
-            kafkaConfig = Map.copyOf(kafkaConfig);
-            registryConfig = Map.copyOf(registryConfig);
+            Objects.requireNonNull(connection, "connection");
             Objects.requireNonNull(checkpointDir, "checkpointDir");
             Objects.requireNonNull(lora, "lora");
             Objects.requireNonNull(sft, "sft");
@@ -142,12 +140,8 @@ public final class HfModelInit {
         final Map<String, String> modelConfig = new LinkedHashMap<>(hf.toManifestMap());
         config.lora().ifPresent(l -> modelConfig.put("lora", l.toString()));
         final TopicCatalog catalog = TopicCatalog.defaults();
-        BaseModelInit.ensureTopics(config.kafkaConfig(), config.run(), catalog);
-        try (ModelChannel channel =
-                        new ModelChannel(
-                                catalog.run(config.run()),
-                                config.kafkaConfig(),
-                                config.registryConfig());
+        BaseModelInit.ensureTopics(config.connection(), config.run(), catalog);
+        try (ModelChannel channel = ModelChannel.of(config.connection(), config.run());
                 KafkaProducer<byte[], byte[]> producer =
                         new KafkaProducer<>(channel.producerConfig("rwml-init-" + config.run()))) {
             producer.initTransactions();
@@ -170,8 +164,7 @@ public final class HfModelInit {
                 final Sft sft = config.sft().get();
                 final PretrainingSlice slice =
                         BaseModelInit.readSlice(
-                                config.kafkaConfig(),
-                                config.registryConfig(),
+                                config.connection(),
                                 config.run(),
                                 sft.maxTransitions(),
                                 sft.envs(),

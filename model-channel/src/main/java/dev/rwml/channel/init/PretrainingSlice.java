@@ -2,6 +2,7 @@ package dev.rwml.channel.init;
 
 import dev.rwml.events.OffsetRange;
 import dev.rwml.events.Transition;
+import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.serde.EventSerde;
 import dev.rwml.schemas.topics.TopicCatalog;
 import java.time.Duration;
@@ -19,7 +20,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,8 +53,7 @@ public record PretrainingSlice(
     /**
      * Reads a slice.
      *
-     * @param kafkaConfig what the consumer starts from: {@code bootstrap.servers} and the cluster's
-     *     security settings
+     * @param connection the cluster the consumer reads, with its security settings
      * @param transitionSerde decodes the topic's values
      * @param maxTransitions the most transitions to keep
      * @param envs environment names to keep; empty keeps every environment
@@ -62,7 +61,7 @@ public record PretrainingSlice(
      * @param clientId the consumer's client id, for the broker's logs
      */
     public static PretrainingSlice read(
-            final Map<String, ?> kafkaConfig,
+            final Connection connection,
             final EventSerde<Transition> transitionSerde,
             final int maxTransitions,
             final Set<String> envs,
@@ -73,22 +72,12 @@ public record PretrainingSlice(
                     "maxTransitions must be positive, got " + maxTransitions);
         }
         try (Consumer<byte[], byte[]> consumer =
-                new KafkaConsumer<>(consumerConfig(kafkaConfig, clientId))) {
+                new KafkaConsumer<>(
+                        connection.readCommittedConsumerConfig(
+                                clientId,
+                                Map.of(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false)))) {
             return new Reader(consumer, transitionSerde, maxTransitions, envs, timeout).read();
         }
-    }
-
-    /** A read_committed consumer without a group: positions are set by hand. */
-    private static Map<String, Object> consumerConfig(
-            final Map<String, ?> kafkaConfig, final String clientId) {
-        final Map<String, Object> c = new LinkedHashMap<>(kafkaConfig);
-        c.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
-        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        c.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
-        c.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        c.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        return c;
     }
 
     /** One pass over the topic; its state lives only for the read. */

@@ -11,6 +11,7 @@ import dev.rwml.events.OffsetRange;
 import dev.rwml.events.Transition;
 import dev.rwml.ops.embedded.KafkaStack;
 import dev.rwml.ops.embedded.TestClients;
+import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.serde.EventSerde;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.TopicAdmin;
@@ -108,8 +109,7 @@ class BaseModelInitIT {
                         PromptFormat.DEFAULT_HISTORY_TURNS);
         return new BaseModelInit.Config(
                 run,
-                Map.of("bootstrap.servers", KAFKA.bootstrapServers()),
-                EventSerdes.registryConfig(KAFKA.schemaRegistryUrl()),
+                Connection.of(KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl()),
                 settings,
                 maxTransitions,
                 envs,
@@ -148,7 +148,8 @@ class BaseModelInitIT {
     }
 
     private static ModelChannel channel(final String run) {
-        return ModelChannel.of(run, KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl());
+        return ModelChannel.of(
+                Connection.of(KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl()), run);
     }
 
     @Test

@@ -12,6 +12,7 @@ import dev.rwml.events.ModelVersion;
 import dev.rwml.events.Transition;
 import dev.rwml.ops.embedded.KafkaStack;
 import dev.rwml.ops.embedded.TestClients;
+import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.serde.EventSerde;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.TopicAdmin;
@@ -28,7 +29,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -99,8 +99,7 @@ class HfModelInitIT {
             final Optional<HfModelInit.Sft> sft) {
         return new HfModelInit.Config(
                 run,
-                Map.of("bootstrap.servers", KAFKA.bootstrapServers()),
-                EventSerdes.registryConfig(KAFKA.schemaRegistryUrl()),
+                Connection.of(KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl()),
                 checkpoint,
                 lora,
                 sft,
@@ -126,10 +125,9 @@ class HfModelInitIT {
 
     private static HfCheckpoint fetchVersionZero(final String run) throws Exception {
         try (ModelChannel channel =
-                        new ModelChannel(
-                                TopicCatalog.defaults().run(run),
-                                Map.of("bootstrap.servers", KAFKA.bootstrapServers()),
-                                EventSerdes.registryConfig(KAFKA.schemaRegistryUrl()));
+                        ModelChannel.of(
+                                Connection.of(KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl()),
+                                run);
                 ModelChannelReader reader =
                         new ModelChannelReader(channel, Optional.empty(), WAIT)) {
             return HfCheckpoint.fromBytes(reader.fetch(0).bytes());

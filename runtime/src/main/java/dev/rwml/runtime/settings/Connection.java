@@ -7,6 +7,11 @@ import java.util.Properties;
 import java.util.TreeMap;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * Where a process's clients connect and how: the Kafka bootstrap servers with their security
@@ -111,6 +116,45 @@ public record Connection(Map<String, String> kafka, Map<String, String> registry
     /** The settings of a registry client or an event serde. */
     public Map<String, Object> registryConfig() {
         return new HashMap<>(registry);
+    }
+
+    /**
+     * The settings of a consumer that sees committed records only and never commits by itself
+     * (read_committed, no auto-commit; positions are the owner's to commit or seek), of byte keys
+     * and values unless {@code extra}, applied on top, says otherwise.
+     */
+    public Map<String, Object> readCommittedConsumerConfig(
+            final String clientId, final Map<String, ?> extra) {
+        final Map<String, Object> config = kafkaConfig(Map.of());
+        config.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+        config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        config.putAll(extra);
+        return config;
+    }
+
+    /** A consumer of {@link #readCommittedConsumerConfig} without extra settings. */
+    public KafkaConsumer<byte[], byte[]> readCommittedConsumer(final String clientId) {
+        return new KafkaConsumer<>(readCommittedConsumerConfig(clientId, Map.of()));
+    }
+
+    /**
+     * The settings of a producer whose retries never duplicate or reorder a record: {@code extra}
+     * (over byte serializers and the client id), then idempotence and {@code acks=all}, which it
+     * cannot override.
+     */
+    public Map<String, Object> idempotentProducerConfig(
+            final String clientId, final Map<String, ?> extra) {
+        final Map<String, Object> config = kafkaConfig(Map.of());
+        config.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        config.putAll(extra);
+        config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        config.put(ProducerConfig.ACKS_CONFIG, "all");
+        return config;
     }
 
     /** An admin client on this connection. */

@@ -24,7 +24,6 @@ import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -153,8 +152,7 @@ final class ModelCommand implements Runnable {
             final Connection connection = cluster.connection();
             return BaseModelInit.Config.of(
                     run,
-                    connection.kafkaConfig(Map.of()),
-                    connection.registryConfig(),
+                    connection,
                     size,
                     smallModelSteps(),
                     maxTransitions,
@@ -201,8 +199,7 @@ final class ModelCommand implements Runnable {
                     HfModelInit.run(
                             new HfModelInit.Config(
                                     run,
-                                    connection.kafkaConfig(Map.of()),
-                                    connection.registryConfig(),
+                                    connection,
                                     fromHf,
                                     Optional.ofNullable(lora).map(LoraConfig::parse),
                                     sft(),

@@ -5,7 +5,6 @@ import dev.rwml.channel.ModelChannelReader;
 import dev.rwml.channel.ModelCommands;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.runtime.lifecycle.StopSignals;
-import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.worldmodel.artifact.VerifiedArtifact;
 import dev.rwml.worldmodel.hf.HfCheckpoint;
 import dev.rwml.worldmodel.hf.LoraCheckpoint;
@@ -14,7 +13,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
@@ -156,11 +154,7 @@ final class ModelsCommand implements Runnable {
         }
 
         private int exportHf() throws Exception {
-            try (ModelChannel channel =
-                            new ModelChannel(
-                                    TopicCatalog.defaults().run(target.run),
-                                    target.cluster.connection().kafkaConfig(Map.of()),
-                                    target.cluster.connection().registryConfig());
+            try (ModelChannel channel = ModelChannel.of(target.cluster.connection(), target.run);
                     ModelChannelReader reader =
                             new ModelChannelReader(
                                     channel, Optional.empty(), Duration.ofSeconds(60))) {

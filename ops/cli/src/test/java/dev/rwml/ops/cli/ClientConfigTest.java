@@ -13,7 +13,6 @@ import dev.rwml.runtime.settings.Connection;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -173,10 +172,10 @@ class ClientConfigTest {
 
         final BaseModelInit.Config config = init.config();
 
-        assertThat(new HashMap<String, Object>(config.kafkaConfig()))
+        assertThat(config.connection().kafkaConfig(Map.of()))
                 .containsEntry("bootstrap.servers", "broker:9093")
                 .containsEntry("security.protocol", "SASL_SSL");
-        assertThat(new HashMap<String, Object>(config.registryConfig()))
+        assertThat(config.connection().registryConfig())
                 .containsEntry("basic.auth.user.info", "rwml:secret");
         assertThat(config.toString()).doesNotContain("secret");
     }

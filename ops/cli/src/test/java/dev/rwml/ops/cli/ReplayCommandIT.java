@@ -69,8 +69,7 @@ class ReplayCommandIT {
         BaseModelInit.run(
                 BaseModelInit.Config.of(
                         BASE_RUN,
-                        Connection.of(bootstrap, registry).kafkaConfig(Map.of()),
-                        Connection.of(bootstrap, registry).registryConfig(),
+                        Connection.of(bootstrap, registry),
                         "tiny",
                         3,
                         1_000_000,
@@ -241,7 +240,7 @@ class ReplayCommandIT {
     }
 
     private static List<ModelVersion> versions(final String bootstrap, final String registry) {
-        try (ModelChannel channel = ModelChannel.of(RUN, bootstrap, registry);
+        try (ModelChannel channel = ModelChannel.of(Connection.of(bootstrap, registry), RUN);
                 ModelChannelReader reader =
                         new ModelChannelReader(channel, Optional.empty(), Duration.ofSeconds(60))) {
             return reader.manifests();

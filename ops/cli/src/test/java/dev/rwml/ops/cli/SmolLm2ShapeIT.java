@@ -11,6 +11,7 @@ import dev.rwml.events.ModelVersion;
 import dev.rwml.events.PredictionGroup;
 import dev.rwml.events.Transition;
 import dev.rwml.ops.cli.RwmlProcesses.Child;
+import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicCatalog;
@@ -30,7 +31,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -156,10 +156,8 @@ class SmolLm2ShapeIT {
                 .contains("its LoRA adapter merged into version 0");
         final LoraCheckpoint adapter;
         try (ModelChannel channel =
-                        new ModelChannel(
-                                topics,
-                                Map.of("bootstrap.servers", cluster.bootstrap()),
-                                registry);
+                        ModelChannel.of(
+                                Connection.of(cluster.bootstrap(), cluster.registry()), RUN);
                 ModelChannelReader reader =
                         new ModelChannelReader(channel, Optional.empty(), Duration.ofSeconds(60))) {
             adapter = LoraCheckpoint.fromBytes(reader.fetch(1).bytes());

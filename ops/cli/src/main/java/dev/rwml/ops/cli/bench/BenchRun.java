@@ -270,8 +270,7 @@ public final class BenchRun {
                 BaseModelInit.run(
                         BaseModelInit.Config.of(
                                 BASE_RUN,
-                                connection.kafkaConfig(Map.of()),
-                                connection.registryConfig(),
+                                connection,
                                 settings.demo().modelPreset(),
                                 settings.demo().initSteps(),
                                 1_000_000,
@@ -496,11 +495,7 @@ public final class BenchRun {
     }
 
     private List<ModelVersion> manifests(final Connection connection, final String run) {
-        try (ModelChannel channel =
-                        new ModelChannel(
-                                TopicCatalog.defaults().run(run),
-                                connection.kafkaConfig(Map.of()),
-                                connection.registryConfig());
+        try (ModelChannel channel = ModelChannel.of(connection, run);
                 ModelChannelReader reader =
                         new ModelChannelReader(channel, Optional.empty(), READ_TIMEOUT)) {
             return reader.manifests();

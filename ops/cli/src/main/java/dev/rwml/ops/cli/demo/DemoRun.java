@@ -284,11 +284,7 @@ public final class DemoRun {
         say(
                 "Evaluating versions %s on %d held-out %s transitions ...",
                 chosen, settings.heldOutTransitions(), HeldOutEvaluator.SET);
-        try (ModelChannel channel =
-                        new ModelChannel(
-                                TopicCatalog.defaults().run(RUN),
-                                connection.kafkaConfig(Map.of()),
-                                connection.registryConfig());
+        try (ModelChannel channel = ModelChannel.of(connection, RUN);
                 ModelChannelReader reader =
                         new ModelChannelReader(channel, Optional.empty(), Duration.ofSeconds(60))) {
             final CachingEmbedder embedder = reward.embedding().create(System.getenv());
@@ -422,8 +418,7 @@ public final class DemoRun {
                 BaseModelInit.run(
                         BaseModelInit.Config.of(
                                 RUN,
-                                connection.kafkaConfig(Map.of()),
-                                connection.registryConfig(),
+                                connection,
                                 settings.modelPreset(),
                                 settings.initSteps(),
                                 1_000_000,
@@ -472,8 +467,7 @@ public final class DemoRun {
                 HfModelInit.run(
                         new HfModelInit.Config(
                                 RUN,
-                                connection.kafkaConfig(Map.of()),
-                                connection.registryConfig(),
+                                connection,
                                 base.checkpoint(),
                                 base.lora(),
                                 Optional.empty(),

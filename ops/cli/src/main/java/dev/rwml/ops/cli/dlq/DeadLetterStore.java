@@ -21,7 +21,6 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
@@ -199,25 +198,18 @@ public final class DeadLetterStore implements AutoCloseable {
 
     /** The settings of the consumers that read letters: the connection's, read_committed. */
     public Map<String, Object> consumerConfig() {
-        final Map<String, Object> c = connection.kafkaConfig(Map.of());
-        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        c.put(ConsumerConfig.CLIENT_ID_CONFIG, "rwml-dlq-reader");
         // A dead letter may carry a whole model chunk.
-        c.put(
-                ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG,
-                TopicCatalog.MODEL_CHUNK_MAX_MESSAGE_BYTES * 2);
-        return c;
+        return connection.readCommittedConsumerConfig(
+                "rwml-dlq-reader",
+                Map.of(
+                        ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG,
+                        TopicCatalog.MODEL_CHUNK_MAX_MESSAGE_BYTES * 2));
     }
 
     /** The settings of the producer that resends letters: the connection's, idempotent. */
     public Map<String, Object> producerConfig() {
-        final Map<String, Object> p = connection.kafkaConfig(Map.of());
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.CLIENT_ID_CONFIG, "rwml-dlq-resend");
-        p.putAll(TopicCatalog.modelChunkProducerOverrides());
-        return p;
+        return connection.idempotentProducerConfig(
+                "rwml-dlq-resend", TopicCatalog.modelChunkProducerOverrides());
     }
 
     private KafkaConsumer<byte[], byte[]> consumer() {

@@ -214,7 +214,7 @@ public final class ReplayRun {
     }
 
     private ModelVersion prepareBase(final Settings s) {
-        try (ModelChannel channel = channel(s.run());
+        try (ModelChannel channel = ModelChannel.of(connection, s.run());
                 ModelChannelReader reader =
                         new ModelChannelReader(channel, Optional.empty(), Duration.ofSeconds(60))) {
             final List<ModelVersion> existing = reader.manifests();
@@ -275,7 +275,7 @@ public final class ReplayRun {
     }
 
     private VerifiedArtifact baseOf(final String fromRun) {
-        try (ModelChannel channel = channel(fromRun);
+        try (ModelChannel channel = ModelChannel.of(connection, fromRun);
                 ModelChannelReader reader =
                         new ModelChannelReader(channel, Optional.empty(), Duration.ofSeconds(60))) {
             if (reader.manifest(0).isEmpty()) {
@@ -324,14 +324,6 @@ public final class ReplayRun {
         m.put("run", s.run());
         m.putAll(connection.asMap());
         return RewardConfig.fromMap(m);
-    }
-
-    /** The channel of {@code run}; its clients and serdes get the connection's settings. */
-    private ModelChannel channel(final String run) {
-        return new ModelChannel(
-                TopicCatalog.defaults().run(run),
-                connection.kafkaConfig(Map.of()),
-                connection.registryConfig());
     }
 
     private static Map<String, String> merged(
@@ -399,7 +391,7 @@ public final class ReplayRun {
     }
 
     private List<ModelVersion> versions(final String run) {
-        try (ModelChannel channel = channel(run);
+        try (ModelChannel channel = ModelChannel.of(connection, run);
                 ModelChannelReader reader =
                         new ModelChannelReader(channel, Optional.empty(), Duration.ofSeconds(60))) {
             return reader.manifests();

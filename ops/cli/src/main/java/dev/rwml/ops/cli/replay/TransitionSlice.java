@@ -16,11 +16,9 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * A slice of {@code rwml.transitions}: per partition, {@code [from, until)} offsets, with the
@@ -144,14 +142,10 @@ public record TransitionSlice(
             final String topic,
             final Map<Integer, Long> from,
             final Map<Integer, Long> until) {
-        final Map<String, Object> c = connection.kafkaConfig(Map.of());
-        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        c.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        c.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
         long count = 0;
         long oldest = Long.MAX_VALUE;
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c)) {
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                connection.readCommittedConsumer("rwml-replay-slice-" + topic)) {
             final Map<TopicPartition, Long> remaining = new HashMap<>();
             from.forEach(
                     (p, o) -> {

@@ -31,14 +31,12 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -508,16 +506,7 @@ public final class RunObserver implements AutoCloseable {
     }
 
     private KafkaConsumer<byte[], byte[]> consumer(final String topic) {
-        final Map<String, Object> c =
-                connection.kafkaConfig(
-                        Map.of(
-                                ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-                                "read_committed",
-                                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
-                                false,
-                                ConsumerConfig.CLIENT_ID_CONFIG,
-                                clientId(topic)));
-        return new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        return connection.readCommittedConsumer(clientId(topic));
     }
 
     /** One client id per client, so their metrics do not collide in one JVM. */

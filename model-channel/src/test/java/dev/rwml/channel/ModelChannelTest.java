@@ -6,7 +6,7 @@ import dev.rwml.runtime.settings.Connection;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-class ModelCommandsTest {
+class ModelChannelTest {
 
     @Test
     void shouldOpenTheRunsChannelWithTheConnectionsSecuritySettings() {
@@ -19,7 +19,7 @@ class ModelCommandsTest {
                                 "schema.registry.url", "mock://model-commands-test",
                                 "basic.auth.user.info", "user:secret"));
 
-        try (ModelChannel channel = ModelCommands.channel(connection, "r1")) {
+        try (ModelChannel channel = ModelChannel.of(connection, "r1")) {
             assertThat(channel.consumerConfig("rwml-models-list"))
                     .containsEntry("bootstrap.servers", "broker:9093")
                     .containsEntry("security.protocol", "SSL")
