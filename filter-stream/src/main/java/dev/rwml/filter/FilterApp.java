@@ -151,8 +151,7 @@ public final class FilterApp {
     }
 
     private static PredictionModel loadFilterModel(
-            final FilterConfig config,
-            final CheckpointModelLoader loader) {
+            final FilterConfig config, final CheckpointModelLoader loader) {
         try (ModelChannel channel = ModelChannel.of(config.connection(), config.filterRun());
                 ModelChannelReader reader =
                         new ModelChannelReader(channel, Optional.empty(), ADMIN_TIMEOUT)) {

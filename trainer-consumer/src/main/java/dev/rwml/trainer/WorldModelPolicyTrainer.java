@@ -1,26 +1,15 @@
 package dev.rwml.trainer;
 
-import ai.djl.ndarray.NDManager;
 import dev.rwml.events.RewardedGroup;
 import dev.rwml.events.RewardedSample;
 import dev.rwml.runtime.errors.UnfitSettingsException;
-import dev.rwml.worldmodel.DjlRuntime;
-import dev.rwml.worldmodel.artifact.VerifiedArtifact;
-import dev.rwml.worldmodel.checkpoint.Checkpoint;
-import dev.rwml.worldmodel.hf.HfCheckpoint;
-import dev.rwml.worldmodel.hf.HfDecoder;
-import dev.rwml.worldmodel.hf.HfModel;
-import dev.rwml.worldmodel.hf.LoraAdapter;
-import dev.rwml.worldmodel.hf.LoraCheckpoint;
-import dev.rwml.worldmodel.hf.LoraConfig;
+import dev.rwml.worldmodel.ModelFormat;
+import dev.rwml.worldmodel.TrainableModel;
 import dev.rwml.worldmodel.model.CausalLM;
 import dev.rwml.worldmodel.model.MemoryEstimate;
-import dev.rwml.worldmodel.model.ModelConfig;
 import dev.rwml.worldmodel.model.SequenceBatch;
 import dev.rwml.worldmodel.model.Tensor;
-import dev.rwml.worldmodel.model.TransformerLM;
 import dev.rwml.worldmodel.tokenizer.GenerationTokenizer;
-import dev.rwml.worldmodel.tokenizer.WorldModelTokenizer;
 import dev.rwml.worldmodel.train.Advantages;
 import dev.rwml.worldmodel.train.GrpoConfig;
 import dev.rwml.worldmodel.train.GrpoSample;
@@ -28,7 +17,6 @@ import dev.rwml.worldmodel.train.StepMetrics;
 import dev.rwml.worldmodel.train.TrainConfig;
 import dev.rwml.worldmodel.train.Trainer;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -56,166 +44,27 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
 
     private final Objective objective;
     private final TrainerConfig config;
-    private final NDManager manager;
+    private final TrainableModel model;
     private final CausalLM policy;
     private final CausalLM reference;
     private final Trainer trainer;
     private final GenerationTokenizer tokenizer;
     private final int maxContext;
-    private final Format format;
     private boolean memoryChecked;
 
-    /**
-     * What differs between the artifact formats: how a trained version is written and described.
-     * The small model's {@link Checkpoint} zip, a Hugging Face checkpoint's files with new weights,
-     * or a LoRA adapter.
-     *
-     * @param name the artifact format the manifest names
-     * @param modelConfig the shape the manifest states
-     * @param writer the artifact of a version from the model being trained
-     */
-    private record Format(String name, Map<String, String> modelConfig, Writer writer) {}
-
-    /** Writes the artifact of {@code version} with the optimiser's moments. */
-    @FunctionalInterface
-    private interface Writer {
-        byte[] write(long version, Map<String, Tensor> optimizerState);
-    }
-
     private WorldModelPolicyTrainer(
             final TrainerConfig config,
-            final Checkpoint base,
-            final Checkpoint latest,
+            final TrainableModel model,
             final boolean latestIsOwnVersion) {
         this.objective = config.objective();
         this.config = config;
-        final ModelConfig modelConfig = latest.config();
-        final String tokenizerJson = latest.tokenizerJson();
-        this.tokenizer = WorldModelTokenizer.fromJson(tokenizerJson);
-        this.maxContext = modelConfig.maxContext();
-        this.manager = DjlRuntime.newManager();
-        final TransformerLM model =
-                TransformerLM.fromTensors(latest.config(), latest.weights(), manager);
-        this.policy = model;
-        // SFT and a zero KL weight need no reference: skip its memory and forward passes.
-        this.reference =
-                needsReference(config)
-                        ? TransformerLM.fromTensors(base.config(), base.weights(), manager)
-                        : null;
-        this.format =
-                new Format(
-                        Checkpoint.FORMAT,
-                        modelConfig.toManifestMap(),
-                        (version, optimizerState) ->
-                                new Checkpoint(
-                                                version,
-                                                modelConfig,
-                                                tokenizerJson,
-                                                model.toTensors(),
-                                                optimizerState)
-                                        .toBytes());
+        this.model = model;
+        this.policy = model.policy();
+        this.reference = model.reference().orElse(null);
+        this.tokenizer = model.tokenizer();
+        this.maxContext = model.maxContext();
         this.trainer = newTrainer(config, policy, reference, tokenizer.padId());
-        resume(config, latest.optimizerState(), latest.version(), latestIsOwnVersion);
-    }
-
-    /**
-     * A trainer of a Hugging Face checkpoint version (float32 compute): GRPO with version 0 as the
-     * KL reference, or WM-SFT with targets ending in the checkpoint's end of turn; versions are
-     * published as the same checkpoint files with new weights.
-     */
-    private WorldModelPolicyTrainer(
-            final TrainerConfig config,
-            final HfCheckpoint base,
-            final HfCheckpoint latest,
-            final boolean latestIsOwnVersion) {
-        this.objective = config.objective();
-        this.config = config;
-        this.manager = DjlRuntime.newManager();
-        final HfModel loaded = HfModel.open(latest, manager);
-        this.tokenizer = loaded.tokenizer();
-        final int padId = tokenizer.padId();
-        final HfDecoder decoder = loaded.decoder();
-        this.policy = decoder;
-        this.maxContext = decoder.maxContext();
-        HfDecoder ref = null;
-        if (needsReference(config)) {
-            final HfModel baseModel = HfModel.open(base, manager);
-            baseModel.tokenizer().close();
-            ref = baseModel.decoder();
-        }
-        this.reference = ref;
-        final Map<String, String> manifestConfig = decoder.config().toManifestMap();
-        this.format =
-                new Format(
-                        HfCheckpoint.FORMAT,
-                        manifestConfig,
-                        (version, optimizerState) ->
-                                latest.withWeights(version, decoder.toTensors(), optimizerState)
-                                        .toBytes());
-        this.trainer = newTrainer(config, policy, reference, padId);
-        resume(config, latest.optimizerState(), latest.version(), latestIsOwnVersion);
-    }
-
-    /**
-     * A LoRA trainer over a Hugging Face version 0 initialised with adapters: the base is loaded
-     * once and frozen, the policy is the base with the adapter (fresh, or the latest version's),
-     * the KL reference is the same base with the adapter off, and each version carries the adapter
-     * and its AdamW moments only.
-     */
-    private WorldModelPolicyTrainer(
-            final TrainerConfig config,
-            final HfCheckpoint base,
-            final String baseSha256,
-            final LoraConfig lora,
-            final Optional<LoraCheckpoint> latest,
-            final boolean latestIsOwnVersion) {
-        this.objective = config.objective();
-        this.config = config;
-        this.manager = DjlRuntime.newManager();
-        final HfModel loaded = HfModel.open(base, manager);
-        this.tokenizer = loaded.tokenizer();
-        final HfDecoder frozen = loaded.decoder();
-        this.maxContext = frozen.maxContext();
-        final LoraAdapter adapter;
-        if (latest.isPresent()) {
-            final LoraCheckpoint l = latest.get();
-            l.requireBase(baseSha256);
-            adapter = LoraAdapter.fromTensors(frozen.config(), l.config(), l.weights(), manager);
-        } else {
-            adapter = LoraAdapter.create(frozen.config(), lora, baseSha256.hashCode(), manager);
-        }
-        final HfDecoder view = frozen.withAdapter(adapter);
-        this.policy = view;
-        this.reference = needsReference(config) ? frozen : null;
-        final Map<String, String> manifestConfig =
-                new LinkedHashMap<>(frozen.config().toManifestMap());
-        manifestConfig.put("lora", adapter.config().toString());
-        manifestConfig.put("adapterParameters", Long.toString(adapter.parameterCount()));
-        LOG.info(
-                "Trainer: LoRA {} on the frozen base ({} adapter parameters of {}), from {}",
-                adapter.config(),
-                adapter.parameterCount(),
-                frozen.config().parameterCount(),
-                latest.map(l -> "version " + l.version() + "'s adapter").orElse("a fresh adapter"));
-        this.format =
-                new Format(
-                        LoraCheckpoint.FORMAT,
-                        manifestConfig,
-                        (version, optimizerState) ->
-                                new LoraCheckpoint(
-                                                version,
-                                                base.version(),
-                                                baseSha256,
-                                                adapter.config(),
-                                                adapter.toTensors(),
-                                                optimizerState)
-                                        .toBytes());
-        this.trainer = newTrainer(config, policy, reference, tokenizer.padId());
-        resume(
-                config,
-                latest.map(LoraCheckpoint::optimizerState).orElse(Map.of()),
-                latest.map(LoraCheckpoint::version).orElse(base.version()),
-                latestIsOwnVersion);
+        resume(config, model.optimizerState(), model.latestVersion(), latestIsOwnVersion);
     }
 
     private static boolean needsReference(final TrainerConfig config) {
@@ -270,8 +119,9 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
     }
 
     /**
-     * The factory the trainer app uses: versions in the small model's rwml-checkpoint-zip format or
-     * in the Hugging Face checkpoint format ({@link HfCheckpoint}), as version 0 was published.
+     * The factory the trainer app uses: versions in the format version 0 was published in (the
+     * small model's, a Hugging Face checkpoint's, or LoRA adapters over one), opened by {@link
+     * TrainableModel}; SFT and a zero KL weight load no reference.
      */
     public static PolicyTrainerFactory factory() {
         return (config, reference, latest) -> {
@@ -280,47 +130,9 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
                             && config.objective()
                                     .wireName()
                                     .contentEquals(latest.manifest().getObjective());
-            if (HfCheckpoint.isFormat(reference.bytes())) {
-                final HfCheckpoint base = HfCheckpoint.fromBytes(reference.bytes());
-                if (base.lora().isPresent()) {
-                    return new WorldModelPolicyTrainer(
-                            config,
-                            base,
-                            reference.manifest().getArtifact().getSha256(),
-                            base.lora().get(),
-                            latest == reference
-                                    ? Optional.empty()
-                                    : Optional.of(LoraCheckpoint.fromBytes(latest.bytes())),
-                            own);
-                }
-                return new WorldModelPolicyTrainer(
-                        config,
-                        base,
-                        latest == reference ? base : HfCheckpoint.fromBytes(latest.bytes()),
-                        own);
-            }
             return new WorldModelPolicyTrainer(
-                    config,
-                    open(reference),
-                    latest == reference ? open(reference) : open(latest),
-                    own);
+                    config, TrainableModel.open(reference, latest, needsReference(config)), own);
         };
-    }
-
-    private static Checkpoint open(final VerifiedArtifact artifact) {
-        try {
-            return Checkpoint.fromBytes(artifact.bytes());
-        } catch (final IllegalArgumentException e) {
-            throw new IllegalStateException(
-                    "version "
-                            + artifact.version()
-                            + " of run "
-                            + artifact.run()
-                            + " is not a world-model checkpoint ("
-                            + e.getMessage()
-                            + "); publish version 0 with `rwml model init`",
-                    e);
-        }
     }
 
     /**
@@ -436,7 +248,7 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
                             + ": lower groups.per.step or raise mini.batches here, or lower the"
                             + " prediction stage's group.size, prompt.max.tokens or"
                             + " sampling.max.new.tokens"
-                            + (format.name().equals(HfCheckpoint.FORMAT)
+                            + (model.format() == ModelFormat.HF
                                     ? ", or train LoRA adapters (model init --from-hf DIR --lora)"
                                     : ""));
         }
@@ -549,7 +361,7 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
 
     @Override
     public byte[] checkpoint(final long version) {
-        return format.writer().write(version, trainer.optimizerState());
+        return model.write(version, trainer.optimizerState());
     }
 
     /** The model being trained (tests compare it with what a published version reloads to). */
@@ -559,22 +371,17 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
 
     @Override
     public String artifactFormat() {
-        return format.name();
+        return model.format().wireName();
     }
 
     @Override
     public Map<String, String> modelConfig() {
-        return format.modelConfig();
+        return model.modelConfig();
     }
 
     @Override
     public void close() {
         trainer.close();
-        policy.close();
-        if (reference != null) {
-            reference.close();
-        }
-        tokenizer.close();
-        manager.close();
+        model.close();
     }
 }

@@ -12,6 +12,7 @@ import dev.rwml.events.RewardedGroup;
 import dev.rwml.events.RewardedSample;
 import dev.rwml.events.TrainingCounters;
 import dev.rwml.worldmodel.DjlRuntime;
+import dev.rwml.worldmodel.ModelFormat;
 import dev.rwml.worldmodel.artifact.Artifacts;
 import dev.rwml.worldmodel.artifact.VerifiedArtifact;
 import dev.rwml.worldmodel.hf.HfCheckpoint;
@@ -64,7 +65,7 @@ class HfPolicyTrainerTest {
             v1 = trainer.checkpoint(1);
             trained = logits(((WorldModelPolicyTrainer) trainer).policy());
         }
-        assertThat(HfCheckpoint.isFormat(v1)).isTrue();
+        assertThat(ModelFormat.of(v1)).isEqualTo(ModelFormat.HF);
         final Path exported = HfCheckpoint.fromBytes(v1).writeTo(tmp.resolve("v1"));
         assertThat(Files.list(exported).map(p -> p.getFileName().toString()))
                 .containsExactlyInAnyOrder(

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.rwml.worldmodel.checkpoint.SafeTensors;
 import dev.rwml.worldmodel.checkpoint.ZipEntries;
 import dev.rwml.worldmodel.model.Tensor;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -19,8 +18,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.stream.Stream;
-import java.util.zip.ZipEntry;
-import java.util.zip.ZipInputStream;
 
 /**
  * A Hugging Face checkpoint as a model version's artifact: a zip of {@code manifest.json} (format
@@ -102,26 +99,6 @@ public record HfCheckpoint(
     /** This checkpoint with LoRA as its training mode (for a version 0). */
     public HfCheckpoint withLora(final LoraConfig config) {
         return new HfCheckpoint(version, files, optimizerState, Optional.of(config));
-    }
-
-    /** Whether artifact bytes are in this format (their manifest says so). */
-    public static boolean isFormat(final byte[] artifact) {
-        return FORMAT.equals(manifestFormat(artifact).orElse(""));
-    }
-
-    /** The format a zip artifact's {@code manifest.json} names, if it has one. */
-    public static Optional<String> manifestFormat(final byte[] artifact) {
-        try (ZipInputStream zip = new ZipInputStream(new ByteArrayInputStream(artifact))) {
-            ZipEntry e;
-            while ((e = zip.getNextEntry()) != null) {
-                if (MANIFEST.equals(e.getName())) {
-                    return Optional.of(JSON.readTree(zip.readAllBytes()).path("format").asText());
-                }
-            }
-            return Optional.empty();
-        } catch (final IOException e) {
-            return Optional.empty();
-        }
     }
 
     /**

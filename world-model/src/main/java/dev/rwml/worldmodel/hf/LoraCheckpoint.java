@@ -56,11 +56,6 @@ public record LoraCheckpoint(
         optimizerState = optimizerState == null ? Map.of() : Map.copyOf(optimizerState);
     }
 
-    /** Whether artifact bytes are in this format (their manifest says so). */
-    public static boolean isFormat(final byte[] artifact) {
-        return FORMAT.equals(HfCheckpoint.manifestFormat(artifact).orElse(""));
-    }
-
     /** The zip bytes (entries in a fixed order with fixed times, so equal adapters hash equal). */
     public byte[] toBytes() {
         final Map<String, byte[]> entries = new LinkedHashMap<>();

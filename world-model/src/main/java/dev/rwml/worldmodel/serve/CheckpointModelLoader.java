@@ -2,6 +2,7 @@ package dev.rwml.worldmodel.serve;
 
 import ai.djl.ndarray.NDManager;
 import dev.rwml.worldmodel.DjlRuntime;
+import dev.rwml.worldmodel.ModelFormat;
 import dev.rwml.worldmodel.artifact.ArtifactRejectedException;
 import dev.rwml.worldmodel.artifact.ArtifactSource;
 import dev.rwml.worldmodel.artifact.VerifiedArtifact;
@@ -49,24 +50,32 @@ public final class CheckpointModelLoader implements ModelLoader {
 
     @Override
     public PredictionModel load(final VerifiedArtifact artifact, final ArtifactSource versions) {
-        final String zipFormat = HfCheckpoint.manifestFormat(artifact.bytes()).orElse("");
-        if (LoraCheckpoint.FORMAT.equals(zipFormat)) {
-            return fromLora(
-                    artifact.version(), LoraCheckpoint.fromBytes(artifact.bytes()), versions);
+        return switch (ModelFormat.of(artifact.bytes())) {
+            case LORA ->
+                    fromLora(
+                            artifact.version(),
+                            LoraCheckpoint.fromBytes(artifact.bytes()),
+                            versions);
+            case HF -> fromHfArtifact(artifact);
+            case SMALL -> fromSmallArtifact(artifact);
+        };
+    }
+
+    private PredictionModel fromHfArtifact(final VerifiedArtifact artifact) {
+        final HfModel loadedBase = bases.get(sha(artifact));
+        if (loadedBase != null) {
+            // a LoRA run's version 0 again: its base is loaded, unpacking it would be waste
+            return predictor(artifact.version(), loadedBase, loadedBase.decoder(), () -> {});
         }
-        if (HfCheckpoint.FORMAT.equals(zipFormat)) {
-            final HfModel loadedBase = bases.get(sha(artifact));
-            if (loadedBase != null) {
-                // a LoRA run's version 0 again: its base is loaded, unpacking it would be waste
-                return predictor(artifact.version(), loadedBase, loadedBase.decoder(), () -> {});
-            }
-            final HfCheckpoint checkpoint = HfCheckpoint.fromBytes(artifact.bytes());
-            if (checkpoint.lora().isPresent()) {
-                final HfModel base = base(artifact, checkpoint);
-                return predictor(artifact.version(), base, base.decoder(), () -> {});
-            }
-            return fromHf(artifact.version(), checkpoint);
+        final HfCheckpoint checkpoint = HfCheckpoint.fromBytes(artifact.bytes());
+        if (checkpoint.lora().isPresent()) {
+            final HfModel base = base(artifact, checkpoint);
+            return predictor(artifact.version(), base, base.decoder(), () -> {});
         }
+        return fromHf(artifact.version(), checkpoint);
+    }
+
+    private PredictionModel fromSmallArtifact(final VerifiedArtifact artifact) {
         final Checkpoint checkpoint = Checkpoint.fromBytes(artifact.bytes());
         if (checkpoint.version() != artifact.version()) {
             LOG.warn(

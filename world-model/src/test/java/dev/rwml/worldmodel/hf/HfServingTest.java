@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.rwml.events.NextStateKind;
 import dev.rwml.events.Transition;
+import dev.rwml.worldmodel.ModelFormat;
 import dev.rwml.worldmodel.TestCorpus;
 import dev.rwml.worldmodel.generate.Sample;
 import dev.rwml.worldmodel.prompt.Prompt;
@@ -49,7 +50,7 @@ class HfServingTest {
         final Path dir = HfFixtures.checkpoint("qwen2-tiny");
         final HfCheckpoint checkpoint = HfCheckpoint.fromDirectory(dir, 0);
         final byte[] bytes = checkpoint.toBytes();
-        assertThat(HfCheckpoint.isFormat(bytes)).isTrue();
+        assertThat(ModelFormat.of(bytes)).isEqualTo(ModelFormat.HF);
         assertThat(bytes).isEqualTo(HfCheckpoint.fromDirectory(dir, 0).toBytes());
         final HfCheckpoint back = HfCheckpoint.fromBytes(bytes);
         assertThat(back.files().keySet())

@@ -7,6 +7,7 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import dev.rwml.worldmodel.DjlRuntime;
+import dev.rwml.worldmodel.ModelFormat;
 import dev.rwml.worldmodel.model.CausalLM;
 import dev.rwml.worldmodel.model.Masks;
 import dev.rwml.worldmodel.model.Tensor;
@@ -142,8 +143,7 @@ class LoraTest {
                     new LoraCheckpoint(4, 0, "ab".repeat(32), lora, adapter.toTensors(), Map.of());
             final byte[] bytes = checkpoint.toBytes();
             assertThat(bytes).isEqualTo(checkpoint.toBytes());
-            assertThat(LoraCheckpoint.isFormat(bytes)).isTrue();
-            assertThat(HfCheckpoint.isFormat(bytes)).isFalse();
+            assertThat(ModelFormat.of(bytes)).isEqualTo(ModelFormat.LORA);
             final LoraCheckpoint back = LoraCheckpoint.fromBytes(bytes);
             assertThat(back.version()).isEqualTo(4);
             assertThat(back.baseSha256()).isEqualTo("ab".repeat(32));

@@ -5,6 +5,7 @@ import dev.rwml.channel.ModelChannelReader;
 import dev.rwml.channel.ModelCommands;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.runtime.lifecycle.StopSignals;
+import dev.rwml.worldmodel.ModelFormat;
 import dev.rwml.worldmodel.artifact.VerifiedArtifact;
 import dev.rwml.worldmodel.hf.HfCheckpoint;
 import dev.rwml.worldmodel.hf.LoraCheckpoint;
@@ -168,8 +169,8 @@ final class ModelsCommand implements Runnable {
                                                                         + target.run
                                                                         + " has no version yet"))
                                 : reader.fetch(version);
-                final boolean adapter = LoraCheckpoint.isFormat(artifact.bytes());
-                if (!adapter && !HfCheckpoint.isFormat(artifact.bytes())) {
+                final ModelFormat format = ModelFormat.of(artifact.bytes());
+                if (format == ModelFormat.SMALL) {
                     throw new CommandLine.ParameterException(
                             spec.commandLine(),
                             "version "
@@ -181,6 +182,7 @@ final class ModelsCommand implements Runnable {
                                     + ", not a Hugging Face checkpoint: export it without --hf");
                 }
                 final HfCheckpoint checkpoint;
+                final boolean adapter = format == ModelFormat.LORA;
                 if (adapter) {
                     final LoraCheckpoint lora = LoraCheckpoint.fromBytes(artifact.bytes());
                     final VerifiedArtifact base = reader.fetch(lora.baseVersion());
