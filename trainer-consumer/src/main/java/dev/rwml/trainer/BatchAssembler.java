@@ -57,11 +57,12 @@ final class BatchAssembler {
     /**
      * Appends a consumed record.
      *
-     * @throws IllegalArgumentException when it failed because a dependency was out: such a record
-     *     is kept and read again, never dead-lettered
+     * @throws IllegalArgumentException when it failed for a reason that is not its own (an outage,
+     *     a refusal): such a record is kept and read again, never dead-lettered
      */
     void add(final Pending pending, final long currentVersion, final long nowNanos) {
-        if (pending.error() != null && ErrorPolicy.isOutage(pending.error())) {
+        if (pending.error() != null
+                && ErrorPolicy.classify(pending.error()) != ErrorPolicy.Action.DEAD_LETTER) {
             throw new IllegalArgumentException(
                     "record "
                             + pending.record().topic()
@@ -69,7 +70,7 @@ final class BatchAssembler {
                             + pending.record().partition()
                             + "@"
                             + pending.record().offset()
-                            + " failed because a dependency is out ("
+                            + " failed for a reason that is not its own ("
                             + pending.error().getMessage()
                             + "); retry it instead of buffering it for the dead-letter topic");
         }

@@ -11,7 +11,6 @@ import dev.rwml.runtime.StageName;
 import dev.rwml.runtime.errors.Backoff;
 import dev.rwml.runtime.errors.ErrorPolicy;
 import dev.rwml.schemas.deadletter.DeadLetters;
-import dev.rwml.schemas.registry.SchemaRegistryException;
 import dev.rwml.schemas.serde.EventSerde;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicAdmin;
@@ -410,28 +409,33 @@ public final class TrainerLoop implements AutoCloseable {
             while (records.hasNext()) {
                 final ConsumerRecord<byte[], byte[]> r = records.next();
                 final BatchAssembler.Pending p = decode(r);
-                if (p.error() != null && ErrorPolicy.isOutage(p.error())) {
-                    rewind(r, records);
-                    awaitOutage(r, p.error());
-                    return;
-                }
-                if (p.error() instanceof SchemaRegistryException refused) {
-                    // Not the record's fault and not passing (credentials, a non-Avro schema):
-                    // dead-lettering would lose every record; stopping keeps them uncommitted.
-                    throw new IllegalStateException(
-                            "the schema registry at "
-                                    + config.schemaRegistryUrl()
-                                    + " refused to resolve "
-                                    + r.topic()
-                                    + "-"
-                                    + r.partition()
-                                    + "@"
-                                    + r.offset()
-                                    + " ("
-                                    + refused.getMessage()
-                                    + "); fix the registry settings and restart the trainer,"
-                                    + " which resumes at that record",
-                            refused);
+                if (p.error() != null) {
+                    switch (ErrorPolicy.classify(p.error())) {
+                        case RETRY -> {
+                            rewind(r, records);
+                            awaitOutage(r, p.error());
+                            return;
+                        }
+                        case FAIL ->
+                                // Not the record's fault and not passing (credentials, a non-Avro
+                                // schema): dead-lettering would lose every record; stopping keeps
+                                // them uncommitted.
+                                throw new IllegalStateException(
+                                        "the schema registry at "
+                                                + config.schemaRegistryUrl()
+                                                + " refused to resolve "
+                                                + r.topic()
+                                                + "-"
+                                                + r.partition()
+                                                + "@"
+                                                + r.offset()
+                                                + " ("
+                                                + p.error().getMessage()
+                                                + "); fix the registry settings and restart the"
+                                                + " trainer, which resumes at that record",
+                                        p.error());
+                        case DEAD_LETTER -> {}
+                    }
                 }
                 if (outage.attempts() > 0) {
                     LOG.info(

@@ -3,6 +3,7 @@ package dev.rwml.runtime.errors;
 import dev.rwml.schemas.registry.RegistryTlsException;
 import dev.rwml.schemas.registry.RegistryUnauthorizedException;
 import dev.rwml.schemas.registry.SchemaRegistryException;
+import dev.rwml.schemas.registry.UnknownSchemaException;
 import dev.rwml.schemas.serde.EventDecodingException;
 import java.io.IOException;
 import java.net.http.HttpTimeoutException;
@@ -18,8 +19,10 @@ import org.apache.kafka.common.errors.RetriableException;
  * and goes to the dead-letter topic with its reason. A refused login, permission or certificate
  * (Kafka's authentication and authorization errors, a registry's 401/403 or untrusted certificate)
  * is neither: no retry helps and the record is not at fault, so the stage stops and says what to
- * grant or fix ({@link AccessErrors}). Settings that cannot work where the stage runs ({@link
- * UnfitSettingsException}) stop it the same way.
+ * grant or fix ({@link AccessErrors}); so does another service refusing the stage's credentials
+ * ({@link ServiceAnswer#refusedCredentials}, e.g. an embedding server's 401). Settings that cannot
+ * work where the stage runs ({@link UnfitSettingsException}), and a registry that answers a lookup
+ * with neither the schema nor "unknown id" ({@link #isRegistryRefusal}), stop it the same way.
  */
 public final class ErrorPolicy {
 
@@ -40,7 +43,7 @@ public final class ErrorPolicy {
 
     /** The action for {@code error}, judged from the whole chain of causes. */
     public static Action classify(final Throwable error) {
-        if (isAccessFailure(error) || isUnfitSettings(error)) {
+        if (isAccessFailure(error) || isUnfitSettings(error) || isRegistryRefusal(error)) {
             return Action.FAIL;
         }
         return isOutage(error) ? Action.RETRY : Action.DEAD_LETTER;
@@ -49,15 +52,35 @@ public final class ErrorPolicy {
     /**
      * Whether any cause of {@code error} says that the cluster or registry refused this client: a
      * login (wrong password, unknown user), a permission (a missing ACL) or a certificate (not
-     * trusted, wrong host). Kafka's clients raise these at once, without retrying.
+     * trusted, wrong host). Kafka's clients raise these at once, without retrying. Another service
+     * that refuses the credentials ({@link ServiceAnswer#refusedCredentials}) counts too.
      */
     public static boolean isAccessFailure(final Throwable error) {
         for (Throwable cause = error; cause != null; cause = next(cause)) {
             if (cause instanceof AuthenticationException
                     || cause instanceof AuthorizationException
                     || cause instanceof RegistryUnauthorizedException
-                    || cause instanceof RegistryTlsException) {
+                    || cause instanceof RegistryTlsException
+                    || (cause instanceof ServiceAnswer answer && answer.refusedCredentials())) {
                 return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether the registry answered a lookup with an error that is neither an outage nor "unknown
+     * schema id" (e.g. a schema of another type): no record is at fault, and every record would
+     * meet it alike, so none is dead-lettered. A decoder's verdict on the bytes ({@link
+     * EventDecodingException}, which wraps an unknown id) is the record's fault instead.
+     */
+    public static boolean isRegistryRefusal(final Throwable error) {
+        for (Throwable cause = error; cause != null; cause = next(cause)) {
+            if (cause instanceof EventDecodingException) {
+                return false;
+            }
+            if (cause instanceof SchemaRegistryException registry) {
+                return !registry.isRetriable() && !(registry instanceof UnknownSchemaException);
             }
         }
         return false;

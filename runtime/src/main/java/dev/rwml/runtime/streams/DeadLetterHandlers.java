@@ -6,7 +6,6 @@ import dev.rwml.runtime.StageName;
 import dev.rwml.runtime.errors.ErrorPolicy;
 import dev.rwml.runtime.errors.ServiceAnswer;
 import dev.rwml.schemas.deadletter.DeadLetters;
-import dev.rwml.schemas.registry.RegistryUnauthorizedException;
 import dev.rwml.schemas.serde.EventSerde;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.TopicCatalog;
@@ -27,9 +26,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The Kafka Streams error handlers of the reward and filter stages: undecodable input and records
  * that fail in a processor go to the run's dead-letter topic (inside the same transaction) and the
- * stage keeps running. An outage ({@link ErrorPolicy#isOutage}: registry or embedding server
- * unreachable, 5xx, 429) instead stops the thread so that the records are retried, and so does a
- * registry or embedding server that refuses the credentials, which every record would meet alike.
+ * stage keeps running; {@link ErrorPolicy#classify} decides. An outage (registry or embedding
+ * server unreachable, 5xx, 429) instead stops the thread so that the records are retried, and so
+ * does a refusal every record would meet alike (credentials, unfit settings).
  */
 public final class DeadLetterHandlers {
 
@@ -114,15 +113,18 @@ public final class DeadLetterHandlers {
                 final ErrorHandlerContext context,
                 final ConsumerRecord<byte[], byte[]> record,
                 final Exception exception) {
-            if (ErrorPolicy.isOutage(exception)
-                    || refusedCredentials(exception)
-                    || ErrorPolicy.isAccessFailure(exception)) {
+            final ErrorPolicy.Action action = ErrorPolicy.classify(exception);
+            if (action != ErrorPolicy.Action.DEAD_LETTER) {
                 LOG.error(
-                        "cannot decode {}-{}@{} for a reason that is not the record's; stopping"
-                                + " the thread so that it is retried rather than dead-lettered: {}",
+                        "cannot decode {}-{}@{} for a reason that is not the record's ({}); stopping"
+                                + " the thread so that it is {} rather than dead-lettered: {}",
                         record.topic(),
                         record.partition(),
                         record.offset(),
+                        action,
+                        action == ErrorPolicy.Action.RETRY
+                                ? "retried"
+                                : "kept until the stage is fixed and restarted",
                         exception.getMessage());
                 return Response.fail();
             }
@@ -147,26 +149,30 @@ public final class DeadLetterHandlers {
                 final ErrorHandlerContext context,
                 final Record<?, ?> record,
                 final Exception exception) {
-            if (ErrorPolicy.isOutage(exception)) {
-                LOG.error(
-                        "outage at {}-{}@{}; stopping the thread so the records are retried from"
-                                + " the last commit: {}",
-                        context.topic(),
-                        context.partition(),
-                        context.offset(),
-                        exception.getMessage());
-                return Response.fail();
-            }
-            if (refusedCredentials(exception)) {
-                LOG.error(
-                        "credentials refused at {}-{}@{}; stopping the thread, and the stage once"
-                                + " its restarts are spent: fix the credentials and start it again"
-                                + " (it resumes from its committed offsets): {}",
-                        context.topic(),
-                        context.partition(),
-                        context.offset(),
-                        exception.getMessage());
-                return Response.fail();
+            switch (ErrorPolicy.classify(exception)) {
+                case RETRY -> {
+                    LOG.error(
+                            "outage at {}-{}@{}; stopping the thread so the records are retried"
+                                    + " from the last commit: {}",
+                            context.topic(),
+                            context.partition(),
+                            context.offset(),
+                            exception.getMessage());
+                    return Response.fail();
+                }
+                case FAIL -> {
+                    LOG.error(
+                            "access refused or settings unfit at {}-{}@{}; stopping the thread,"
+                                    + " and the stage once its restarts are spent: fix what the"
+                                    + " error names and start it again (it resumes from its"
+                                    + " committed offsets): {}",
+                            context.topic(),
+                            context.partition(),
+                            context.offset(),
+                            exception.getMessage());
+                    return Response.fail();
+                }
+                case DEAD_LETTER -> {}
             }
             LOG.warn(
                     "dead-lettering record {} at {}-{}@{} that failed in {}: {}",
@@ -220,16 +226,6 @@ public final class DeadLetterHandlers {
                     exception,
                     Clock.systemUTC().instant());
         }
-    }
-
-    /**
-     * Whether the registry or the embedding server refused the stage's credentials: not an outage,
-     * yet no record is at fault and every record would be dead-lettered alike.
-     */
-    private static boolean refusedCredentials(final Throwable exception) {
-        final ServiceAnswer answer = causeOf(exception, ServiceAnswer.class);
-        return causeOf(exception, RegistryUnauthorizedException.class) != null
-                || (answer != null && answer.refusedCredentials());
     }
 
     private static <T> T causeOf(final Throwable error, final Class<T> type) {
