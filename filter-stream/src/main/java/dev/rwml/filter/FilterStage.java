@@ -2,12 +2,11 @@ package dev.rwml.filter;
 
 import dev.rwml.runtime.StageName;
 import dev.rwml.runtime.lifecycle.RunningStage;
+import dev.rwml.runtime.lifecycle.StreamsLifecycle;
 import dev.rwml.scoring.embed.CachingEmbedder;
 import dev.rwml.worldmodel.serve.CheckpointModelLoader;
 import dev.rwml.worldmodel.serve.PredictionModel;
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 
 /**
@@ -38,16 +37,13 @@ public record FilterStage(
     }
 
     /**
-     * Stops the stage, waiting up to 30 s for in-flight work to commit, leaves the group so the
-     * partitions move to another instance at once, then frees the model.
+     * Stops the stage, waiting for in-flight work to commit ({@link StreamsLifecycle#close}),
+     * leaves the group so the partitions move to another instance at once, then frees the model.
      */
     @Override
     public void close() {
         try {
-            streams.close(
-                    CloseOptions.groupMembershipOperation(
-                                    CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
-                            .withTimeout(Duration.ofSeconds(30)));
+            StreamsLifecycle.close(streams);
         } finally {
             model.close();
             loader.close();

@@ -139,11 +139,11 @@ class PredictionAppIT {
                 .with(values);
     }
 
-    private PredictionApp startApp() {
+    private PredictionStage startApp() {
         return startApp(Map.of());
     }
 
-    private PredictionApp startApp(final Map<String, String> overrides) {
+    private PredictionStage startApp(final Map<String, String> overrides) {
         return closeLater(
                 PredictionApp.start(
                         config(overrides),
@@ -297,14 +297,15 @@ class PredictionAppIT {
         // Batches of 7 and no time-based flush: once everything is consumed, the transitions of
         // each partition's last partial batch sit in the buffer store with their offsets
         // committed, so only the store can bring them back after the restart.
-        final PredictionApp first = startApp(Map.of("batch.size", "7", "batch.max.wait", "PT10M"));
+        final PredictionStage first =
+                startApp(Map.of("batch.size", "7", "batch.max.wait", "PT10M"));
         final List<String> ids = new ArrayList<>(produceTransitions("restart", 0, 30));
         await().atMost(WAIT).until(this::consumedEverything);
         first.close();
         assertThat(groups()).isNotEmpty().hasSizeLessThan(ids.size());
 
         ids.addAll(produceTransitions("restart", 30, 60));
-        final PredictionApp second = startApp();
+        final PredictionStage second = startApp();
         await().atMost(WAIT).until(() -> keys(groups()).size() == ids.size());
         second.close();
 
@@ -318,7 +319,8 @@ class PredictionAppIT {
         publishModel(0, 1);
         // Batches of 7 and no time-based flush: what the first instance consumed last waits in
         // the committed buffer store.
-        final PredictionApp first = startApp(Map.of("batch.size", "7", "batch.max.wait", "PT10M"));
+        final PredictionStage first =
+                startApp(Map.of("batch.size", "7", "batch.max.wait", "PT10M"));
         final List<String> ids = produceTransitions("sigkill", 0, 10);
         await().atMost(WAIT).until(this::consumedEverything);
         first.close();
@@ -459,7 +461,7 @@ class PredictionAppIT {
     @Test
     void shouldStayExactlyOnceWhenAStreamThreadDiesInTheMiddleOfABatch() {
         publishModel(0, 1);
-        final PredictionApp app =
+        final PredictionStage app =
                 closeLater(
                         PredictionApp.start(
                                 config(Map.of("streams.session.timeout.ms", "6000")),
@@ -479,9 +481,9 @@ class PredictionAppIT {
 
     @Test
     void shouldWaitForVersionZeroThenServeNewVersionsAndRejectACorruptedOne() throws Exception {
-        final PredictionApp app = startApp();
+        final PredictionStage app = startApp();
         final List<String> early = produceTransitions("versions", 0, 4);
-        assertThat(app.phase()).isEqualTo(PredictionApp.Phase.WAITING_FOR_MODEL);
+        assertThat(app.phase()).isEqualTo(PredictionStage.Phase.WAITING_FOR_MODEL);
 
         publishModel(0, 1);
         await().atMost(WAIT).until(() -> keys(groups()).containsAll(early));
@@ -510,7 +512,7 @@ class PredictionAppIT {
     @Test
     void shouldRefuseAtStartABatchThatCannotFitTheMemoryItMayUse() {
         // 64 prompts of 500 tokens x G = 8 of the tiny model: hundreds of MiB, against 1 MiB
-        final PredictionApp app =
+        final PredictionStage app =
                 startApp(
                         Map.of(
                                 "batch.size",
@@ -522,7 +524,7 @@ class PredictionAppIT {
         final List<String> ids = produceTransitions("memory", 0, 2);
         publishModel(0, 1);
         await().atMost(WAIT).until(() -> app.termination().isDone());
-        assertThat(app.phase()).isEqualTo(PredictionApp.Phase.FAILED);
+        assertThat(app.phase()).isEqualTo(PredictionStage.Phase.FAILED);
         assertThat(app.termination())
                 .failsWithin(Duration.ZERO)
                 .withThrowableThat()

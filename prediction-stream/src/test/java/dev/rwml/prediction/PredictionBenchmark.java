@@ -187,7 +187,7 @@ class PredictionBenchmark {
                                             // All partitions in one task set: one batch per task.
                                             "batch.max.wait", "PT0.05S",
                                             "state.dir", stateDir.toString()));
-            try (PredictionApp app =
+            try (PredictionStage app =
                     PredictionApp.start(
                             config, new SimpleMeterRegistry(), CheckpointModelLoader.standard())) {
                 send(producer, values, warmup);

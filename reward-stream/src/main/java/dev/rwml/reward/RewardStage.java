@@ -2,10 +2,9 @@ package dev.rwml.reward;
 
 import dev.rwml.runtime.StageName;
 import dev.rwml.runtime.lifecycle.RunningStage;
+import dev.rwml.runtime.lifecycle.StreamsLifecycle;
 import dev.rwml.scoring.embed.CachingEmbedder;
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 
 /**
@@ -37,14 +36,11 @@ public record RewardStage(
     }
 
     /**
-     * Stops the stage, waiting up to 30 s for in-flight work to commit, and leaves the group so the
-     * partitions move to another instance at once.
+     * Stops the stage, waiting for in-flight work to commit ({@link StreamsLifecycle#close}), and
+     * leaves the group so the partitions move to another instance at once.
      */
     @Override
     public void close() {
-        streams.close(
-                CloseOptions.groupMembershipOperation(
-                                CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
-                        .withTimeout(Duration.ofSeconds(30)));
+        StreamsLifecycle.close(streams);
     }
 }

@@ -10,6 +10,7 @@ import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.StreamsException;
@@ -62,6 +63,24 @@ public final class StreamsLifecycle {
         props.putAll(extra);
         props.putAll(overrides);
         return connection.kafkaProperties(props);
+    }
+
+    /**
+     * How long closing a stage waits for in-flight work to commit; a prediction batch generates
+     * inside its transaction, so this covers one batch.
+     */
+    public static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(60);
+
+    /**
+     * Stops a stage's streams, waiting up to {@link #CLOSE_TIMEOUT} for in-flight work to commit,
+     * and leaves the group, so the partitions move to the remaining or next instance at once
+     * instead of after the session timeout.
+     */
+    public static void close(final KafkaStreams streams) {
+        streams.close(
+                CloseOptions.groupMembershipOperation(
+                                CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                        .withTimeout(CLOSE_TIMEOUT));
     }
 
     /** Registers the handlers; call before {@code streams.start()}. */

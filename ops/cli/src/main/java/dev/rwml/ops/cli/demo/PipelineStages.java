@@ -2,6 +2,7 @@ package dev.rwml.ops.cli.demo;
 
 import dev.rwml.prediction.PredictionApp;
 import dev.rwml.prediction.PredictionConfig;
+import dev.rwml.prediction.PredictionStage;
 import dev.rwml.reward.RewardApp;
 import dev.rwml.reward.RewardConfig;
 import dev.rwml.reward.RewardStage;
@@ -9,6 +10,7 @@ import dev.rwml.runtime.lifecycle.RunningStage;
 import dev.rwml.trainer.PublishListener;
 import dev.rwml.trainer.TrainerApp;
 import dev.rwml.trainer.TrainerConfig;
+import dev.rwml.trainer.TrainerStage;
 import dev.rwml.worldmodel.serve.CheckpointModelLoader;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
@@ -26,16 +28,16 @@ public final class PipelineStages implements AutoCloseable {
 
     private final PredictionConfig predictionConfig;
     private final MeterRegistry meters;
-    private volatile PredictionApp prediction;
+    private volatile PredictionStage prediction;
     private final RewardStage reward;
-    private final TrainerApp.Running trainer;
+    private final TrainerStage trainer;
 
     private PipelineStages(
             final PredictionConfig predictionConfig,
             final MeterRegistry meters,
-            final PredictionApp prediction,
+            final PredictionStage prediction,
             final RewardStage reward,
-            final TrainerApp.Running trainer) {
+            final TrainerStage trainer) {
         this.predictionConfig = predictionConfig;
         this.meters = meters;
         this.prediction = prediction;
@@ -53,11 +55,11 @@ public final class PipelineStages implements AutoCloseable {
             final TrainerConfig trainer,
             final MeterRegistry meters,
             final PublishListener listener) {
-        final TrainerApp.Running trainerStage = TrainerApp.start(trainer, meters, listener);
+        final TrainerStage trainerStage = TrainerApp.start(trainer, meters, listener);
         RewardStage rewardStage = null;
         try {
             rewardStage = RewardApp.start(reward, meters);
-            final PredictionApp predictionStage =
+            final PredictionStage predictionStage =
                     PredictionApp.start(prediction, meters, CheckpointModelLoader.standard());
             return new PipelineStages(
                     prediction, meters, predictionStage, rewardStage, trainerStage);
@@ -71,7 +73,7 @@ public final class PipelineStages implements AutoCloseable {
     }
 
     /** The prediction stage now running. */
-    public PredictionApp prediction() {
+    public PredictionStage prediction() {
         return prediction;
     }
 
@@ -81,7 +83,7 @@ public final class PipelineStages implements AutoCloseable {
     }
 
     /** The trainer. */
-    public TrainerApp.Running trainer() {
+    public TrainerStage trainer() {
         return trainer;
     }
 
