@@ -19,6 +19,7 @@ import dev.rwml.evaluation.HeldOutSet;
 import dev.rwml.evaluation.ModelCatalog;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.Transition;
+import dev.rwml.ops.cli.Progress;
 import dev.rwml.ops.cli.demo.DemoSettings;
 import dev.rwml.ops.cli.eval.ReportWriter;
 import dev.rwml.ops.cli.replay.ReplayRun;
@@ -45,7 +46,6 @@ import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -591,7 +591,6 @@ public final class BenchRun {
     }
 
     private void say(final String format, final Object... args) {
-        out.println(String.format(Locale.ROOT, format, args));
-        out.flush();
+        Progress.say(out, format, args);
     }
 }

@@ -15,6 +15,7 @@ import dev.rwml.evaluation.HeldOutEvaluator;
 import dev.rwml.evaluation.HeldOutSet;
 import dev.rwml.evaluation.Scoring;
 import dev.rwml.events.ModelVersion;
+import dev.rwml.ops.cli.Progress;
 import dev.rwml.ops.embedded.Directories;
 import dev.rwml.ops.embedded.EmbeddedCluster;
 import dev.rwml.prediction.PredictionConfig;
@@ -559,8 +560,7 @@ public final class DemoRun {
     }
 
     private void say(final String format, final Object... args) {
-        out.println(String.format(Locale.ROOT, format, args));
-        out.flush();
+        Progress.say(out, format, args);
     }
 
     /** Prints the base model's SFT progress about every tenth of the steps. */

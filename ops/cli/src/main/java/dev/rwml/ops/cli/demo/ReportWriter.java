@@ -3,12 +3,16 @@ package dev.rwml.ops.cli.demo;
 import dev.rwml.evaluation.HeldOutEvaluator;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.ops.cli.status.RunObserver.PassRate;
+import dev.rwml.ops.cli.web.CsvTable;
+import dev.rwml.ops.cli.web.HtmlTemplate;
 import dev.rwml.ops.cli.web.LineChart;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -55,13 +59,16 @@ public final class ReportWriter {
             List<HeldOutEvaluator.Score> heldOut,
             Optional<String> heldOutNote) {}
 
+    private static final HtmlTemplate PAGE =
+            HtmlTemplate.of(ReportWriter.class, "report.html.jinja");
+
     private ReportWriter() {}
 
     /** Writes every file of {@link #FILES} under {@code dir} (created, earlier files replaced). */
     public static Path write(final Report report, final Path dir) throws IOException {
         Files.createDirectories(dir);
         writeCsvs(report, dir);
-        final Map<String, LineChart> charts = new java.util.LinkedHashMap<>();
+        final Map<String, LineChart> charts = new LinkedHashMap<>();
         charts.put("heldout", heldOutChart(report));
         charts.put("pass-rate", passRateChart(report));
         charts.put("kl", klChart(report));
@@ -75,88 +82,102 @@ public final class ReportWriter {
     }
 
     private static void writeCsvs(final Report r, final Path dir) throws IOException {
-        final StringBuilder heldOut =
-                new StringBuilder(
-                        "version,pass_rate,pass_rate_low,pass_rate_high,mean_similarity,samples\n");
+        final CsvTable heldOut =
+                new CsvTable(
+                        "version",
+                        "pass_rate",
+                        "pass_rate_low",
+                        "pass_rate_high",
+                        "mean_similarity",
+                        "samples");
         for (final HeldOutEvaluator.Score s : r.heldOut()) {
-            heldOut.append(
-                    String.format(
-                            Locale.ROOT,
-                            "%d,%.4f,%.4f,%.4f,%.4f,%d%n",
-                            s.version(),
-                            s.passRate(),
-                            s.passInterval().low(),
-                            s.passInterval().high(),
-                            s.meanSimilarity(),
-                            s.samples()));
+            heldOut.row(
+                    s.version(),
+                    decimal("%.4f", s.passRate()),
+                    decimal("%.4f", s.passInterval().low()),
+                    decimal("%.4f", s.passInterval().high()),
+                    decimal("%.4f", s.meanSimilarity()),
+                    s.samples());
         }
-        Files.writeString(dir.resolve("heldout.csv"), heldOut.toString());
-        final StringBuilder versions =
-                new StringBuilder(
-                        "version,parent,created_at,objective,steps,groups,tokens,dropped_stale,"
-                                + "skipped_zero_advantage,train_pass_rate,mean_reward,kl,loss\n");
+        heldOut.write(dir.resolve("heldout.csv"));
+        final CsvTable versions =
+                new CsvTable(
+                        "version",
+                        "parent",
+                        "created_at",
+                        "objective",
+                        "steps",
+                        "groups",
+                        "tokens",
+                        "dropped_stale",
+                        "skipped_zero_advantage",
+                        "train_pass_rate",
+                        "mean_reward",
+                        "kl",
+                        "loss");
         for (final ModelVersion v : r.versions().values()) {
-            versions.append(
-                    String.format(
-                            Locale.ROOT,
-                            "%d,%s,%s,%s,%d,%d,%d,%d,%d,%s,%s,%s,%s%n",
-                            v.getVersion(),
-                            v.getParentVersion() == null ? "" : v.getParentVersion().toString(),
-                            v.getCreatedAt(),
-                            v.getObjective(),
-                            v.getCounters().getSteps(),
-                            v.getCounters().getGroups(),
-                            v.getCounters().getTokens(),
-                            v.getCounters().getDroppedStale(),
-                            v.getCounters().getSkippedZeroAdvantage(),
-                            metric(v, "passRate"),
-                            metric(v, "meanReward"),
-                            metric(v, "kl"),
-                            metric(v, "loss")));
+            versions.row(
+                    v.getVersion(),
+                    v.getParentVersion(),
+                    v.getCreatedAt(),
+                    v.getObjective(),
+                    v.getCounters().getSteps(),
+                    v.getCounters().getGroups(),
+                    v.getCounters().getTokens(),
+                    v.getCounters().getDroppedStale(),
+                    v.getCounters().getSkippedZeroAdvantage(),
+                    metric(v, "passRate"),
+                    metric(v, "meanReward"),
+                    metric(v, "kl"),
+                    metric(v, "loss"));
         }
-        Files.writeString(dir.resolve("versions.csv"), versions.toString());
-        final StringBuilder pass =
-                new StringBuilder("behaviour_version,groups,kept,easy,mean_pass_rate\n");
+        versions.write(dir.resolve("versions.csv"));
+        final CsvTable pass =
+                new CsvTable("behaviour_version", "groups", "kept", "easy", "mean_pass_rate");
         r.passRates()
                 .forEach(
                         (version, p) ->
-                                pass.append(
-                                        String.format(
-                                                Locale.ROOT,
-                                                "%d,%d,%d,%d,%.4f%n",
-                                                version,
-                                                p.groups(),
-                                                p.kept(),
-                                                p.easy(),
-                                                p.mean())));
-        Files.writeString(dir.resolve("pass-rate.csv"), pass.toString());
-        final StringBuilder tp =
-                new StringBuilder(
-                        "seconds,predicted_groups,rewarded_groups,trained_groups,lag,"
-                                + "prediction_groups_per_s,reward_groups_per_s,trainer_groups_per_s\n");
+                                pass.row(
+                                        version,
+                                        p.groups(),
+                                        p.kept(),
+                                        p.easy(),
+                                        decimal("%.4f", p.mean())));
+        pass.write(dir.resolve("pass-rate.csv"));
+        final CsvTable throughput =
+                new CsvTable(
+                        "seconds",
+                        "predicted_groups",
+                        "rewarded_groups",
+                        "trained_groups",
+                        "lag",
+                        "prediction_groups_per_s",
+                        "reward_groups_per_s",
+                        "trainer_groups_per_s");
         final List<double[]> rates = RunMonitor.rates(r.throughput());
         for (int i = 0; i < r.throughput().size(); i++) {
             final RunMonitor.ThroughputSample s = r.throughput().get(i);
             final double[] rate = rates.get(i);
-            tp.append(
-                    String.format(
-                            Locale.ROOT,
-                            "%.1f,%.0f,%.0f,%.0f,%d,%.3f,%.3f,%.3f%n",
-                            s.seconds(),
-                            s.predicted(),
-                            s.rewarded(),
-                            s.trained(),
-                            s.lag(),
-                            rate[0],
-                            rate[1],
-                            rate[2]));
+            throughput.row(
+                    decimal("%.1f", s.seconds()),
+                    decimal("%.0f", s.predicted()),
+                    decimal("%.0f", s.rewarded()),
+                    decimal("%.0f", s.trained()),
+                    s.lag(),
+                    decimal("%.3f", rate[0]),
+                    decimal("%.3f", rate[1]),
+                    decimal("%.3f", rate[2]));
         }
-        Files.writeString(dir.resolve("throughput.csv"), tp.toString());
+        throughput.write(dir.resolve("throughput.csv"));
     }
 
     private static String metric(final ModelVersion v, final String key) {
         final Double value = v.getMetrics() == null ? null : v.getMetrics().get(key);
-        return value == null ? "" : String.format(Locale.ROOT, "%.5f", value);
+        return value == null ? "" : decimal("%.5f", value);
+    }
+
+    private static String decimal(final String format, final double value) {
+        return String.format(Locale.ROOT, format, value);
     }
 
     private static LineChart heldOutChart(final Report r) {
@@ -247,46 +268,49 @@ public final class ReportWriter {
     }
 
     private static String html(final Report r, final Map<String, LineChart> charts) {
-        final StringBuilder h = new StringBuilder();
-        h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
-                .append("<title>RWML run ")
-                .append(escape(r.run()))
-                .append(
-                        "</title><style>body{font-family:sans-serif;max-width:60em;margin:2em auto}")
-                .append(
-                        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px;")
-                .append("text-align:right}</style></head><body>\n<h1>RWML run ")
-                .append(escape(r.run()))
-                .append("</h1>\n<ul>\n");
-        r.summary().forEach(line -> h.append("<li>").append(escape(line)).append("</li>\n"));
-        h.append("</ul>\n<h2>Held-out world-model accuracy</h2>\n");
-        r.heldOutNote().ifPresent(n -> h.append("<p>").append(escape(n)).append("</p>\n"));
-        h.append(figure(charts, "heldout"))
-                .append("<table><tr><th>version</th><th>pass rate [95% interval]</th>")
-                .append("<th>mean similarity</th>")
-                .append("<th>samples</th></tr>\n");
+        final Map<String, String> svgs = new LinkedHashMap<>();
+        charts.forEach((name, chart) -> svgs.put(name, chart.svg()));
+        final List<List<String>> heldOut = new ArrayList<>();
         for (final HeldOutEvaluator.Score s : r.heldOut()) {
-            h.append(
-                    String.format(
-                            Locale.ROOT,
-                            "<tr><td>%d</td><td>%s</td><td>%.3f</td><td>%d</td></tr>%n",
-                            s.version(),
+            heldOut.add(
+                    List.of(
+                            Long.toString(s.version()),
                             s.passInterval().format(),
-                            s.meanSimilarity(),
-                            s.samples()));
+                            decimal("%.3f", s.meanSimilarity()),
+                            Integer.toString(s.samples())));
         }
-        h.append("</table> <a href=\"heldout.csv\">heldout.csv</a>\n")
-                .append("<h2>Training pass rate per version</h2>\n")
-                .append(figure(charts, "pass-rate"))
-                .append("<p><a href=\"pass-rate.csv\">pass-rate.csv</a>, ")
-                .append("<a href=\"versions.csv\">versions.csv</a></p>\n")
-                .append(trainerTable(r))
-                .append("<h2>KL to the base model</h2>\n")
-                .append(figure(charts, "kl"))
-                .append("<h2>Throughput</h2>\n")
-                .append(figure(charts, "throughput"))
-                .append("<p><a href=\"throughput.csv\">throughput.csv</a></p>\n</body></html>\n");
-        return h.toString();
+        return PAGE.render(
+                Map.of(
+                        "run", r.run(),
+                        "summary", r.summary(),
+                        "heldOutNote", r.heldOutNote().orElse(""),
+                        "charts", svgs,
+                        "heldOut", heldOut,
+                        "trainerSummary", trainerSummary(r),
+                        "trainerRows", trainerRows(r)));
+    }
+
+    /** How many groups were rewarded, and how many of them the trainer trained or dropped. */
+    private static String trainerSummary(final Report r) {
+        long trained = 0;
+        long stale = 0;
+        for (final ModelVersion v : r.versions().values()) {
+            if (v.getVersion() != 0) {
+                trained += v.getCounters().getGroups();
+                stale += v.getCounters().getDroppedStale();
+            }
+        }
+        long rewarded = 0;
+        for (final PassRate p : r.passRates().values()) {
+            rewarded += p.groups();
+        }
+        return String.format(
+                Locale.ROOT,
+                "%d groups rewarded, %d trained, %d dropped as stale (%.1f%% of those rewarded).",
+                rewarded,
+                trained,
+                stale,
+                rewarded == 0 ? 0.0 : 100.0 * stale / rewarded);
     }
 
     /**
@@ -294,71 +318,31 @@ public final class ReportWriter {
      * (generated more than the staleness bound before), skipped for zero advantage; and how soon
      * the prediction stage served it.
      */
-    private static String trainerTable(final Report r) {
-        long trained = 0;
-        long stale = 0;
-        final StringBuilder rows = new StringBuilder();
+    private static List<List<String>> trainerRows(final Report r) {
+        final List<List<String>> rows = new ArrayList<>();
         for (final ModelVersion v : r.versions().values()) {
             if (v.getVersion() == 0) {
                 continue;
             }
             final var c = v.getCounters();
-            trained += c.getGroups();
-            stale += c.getDroppedStale();
             final PassRate served = r.passRates().get(v.getVersion());
-            rows.append(
-                    String.format(
-                            Locale.ROOT,
-                            "<tr><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%s</td>"
-                                    + "</tr>%n",
-                            v.getVersion(),
-                            c.getSteps(),
-                            c.getGroups(),
-                            c.getDroppedStale(),
-                            c.getSkippedZeroAdvantage(),
+            rows.add(
+                    List.of(
+                            Long.toString(v.getVersion()),
+                            String.valueOf(c.getSteps()),
+                            String.valueOf(c.getGroups()),
+                            String.valueOf(c.getDroppedStale()),
+                            String.valueOf(c.getSkippedZeroAdvantage()),
                             served == null || served.firstGeneratedAt() == null
                                     ? "-"
-                                    : String.format(
-                                            Locale.ROOT,
+                                    : decimal(
                                             "%.1f",
-                                            java.time.Duration.between(
+                                            Duration.between(
                                                                     v.getCreatedAt(),
                                                                     served.firstGeneratedAt())
                                                             .toMillis()
                                                     / 1e3)));
         }
-        long rewarded = 0;
-        for (final PassRate p : r.passRates().values()) {
-            rewarded += p.groups();
-        }
-        return String.format(
-                        Locale.ROOT,
-                        "<h2>Trainer per version</h2>%n<p>%d groups rewarded, %d trained, %d"
-                                + " dropped as stale (%.1f%% of those rewarded).</p>%n",
-                        rewarded,
-                        trained,
-                        stale,
-                        rewarded == 0 ? 0.0 : 100.0 * stale / rewarded)
-                + "<table><tr><th>version</th><th>steps</th><th>groups trained</th>"
-                + "<th>dropped stale</th><th>skipped (zero advantage)</th>"
-                + "<th>served after (s): from its commit to its first rewarded prediction</th>"
-                + "</tr>\n"
-                + rows
-                + "</table>\n";
-    }
-
-    /** A chart inline as SVG, with a link to its PNG. */
-    private static String figure(final Map<String, LineChart> charts, final String name) {
-        return "<figure>"
-                + charts.get(name).svg()
-                + "<figcaption><a href=\""
-                + name
-                + ".png\">"
-                + name
-                + ".png</a></figcaption></figure>\n";
-    }
-
-    private static String escape(final String text) {
-        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+        return rows;
     }
 }

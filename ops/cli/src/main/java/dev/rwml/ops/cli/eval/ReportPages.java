@@ -2,6 +2,7 @@ package dev.rwml.ops.cli.eval;
 
 import dev.rwml.evaluation.EvalReport;
 import dev.rwml.evaluation.Interval;
+import dev.rwml.ops.cli.web.HtmlTemplate;
 import dev.rwml.ops.cli.web.LineChart;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -26,6 +27,9 @@ public final class ReportPages {
 
     /** A chart with the file name stem of its figures. */
     record Figure(String name, String caption, LineChart chart) {}
+
+    private static final HtmlTemplate PAGE =
+            HtmlTemplate.of(ReportPages.class, "report.html.jinja");
 
     private ReportPages() {}
 
@@ -182,49 +186,12 @@ public final class ReportPages {
     }
 
     static String html(final EvalReport report, final List<Figure> figures) {
-        final StringBuilder h = new StringBuilder();
-        h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
-                .append("<title>rwml eval</title><style>")
-                .append("body{font-family:sans-serif;max-width:64em;margin:2em auto}")
-                .append("table{border-collapse:collapse;margin:1em 0}")
-                .append("td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}")
-                .append("td:first-child,th:first-child{text-align:left}")
-                .append("figure{margin:1.5em 0}</style></head><body>\n<h1>rwml eval</h1>\n<p>")
-                .append(escape(settingsLine(report)))
-                .append("</p>\n");
-        report.rewardSpecs()
-                .forEach(
-                        (run, spec) ->
-                                h.append("<p>Training reward spec of ")
-                                        .append(escape(run))
-                                        .append(": <code>")
-                                        .append(escape(spec))
-                                        .append("</code></p>\n"));
-        for (final Table t : tables(report)) {
-            h.append("<h2>").append(escape(t.title())).append("</h2>\n<table>\n<tr>");
-            t.header().forEach(c -> h.append("<th>").append(escape(c)).append("</th>"));
-            h.append("</tr>\n");
-            for (final List<String> row : t.rows()) {
-                h.append("<tr>");
-                row.forEach(c -> h.append("<td>").append(escape(c)).append("</td>"));
-                h.append("</tr>\n");
-            }
-            h.append("</table>\n");
-        }
-        for (final Figure f : figures) {
-            h.append("<figure>")
-                    .append(f.chart().svg())
-                    .append("<figcaption>")
-                    .append(escape(f.caption()))
-                    .append(" (95% bootstrap intervals; figures in <a href=\"figure-")
-                    .append(f.name())
-                    .append(".csv\">figure-")
-                    .append(f.name())
-                    .append(".csv</a>)</figcaption></figure>\n");
-        }
-        h.append("<p>All figures: <a href=\"eval.csv\">eval.csv</a>, ")
-                .append("<a href=\"eval.json\">eval.json</a>.</p>\n</body></html>\n");
-        return h.toString();
+        return PAGE.render(
+                Map.of(
+                        "settings", settingsLine(report),
+                        "rewardSpecs", report.rewardSpecs(),
+                        "tables", tables(report),
+                        "figures", figures));
     }
 
     /** A titled table. */
@@ -347,9 +314,5 @@ public final class ReportPages {
 
     private static String number(final double value, final String format) {
         return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, format, value);
-    }
-
-    private static String escape(final String text) {
-        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
     }
 }

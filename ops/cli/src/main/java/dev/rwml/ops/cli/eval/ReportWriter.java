@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.rwml.evaluation.EvalReport;
 import dev.rwml.evaluation.Interval;
+import dev.rwml.ops.cli.web.CsvTable;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -22,9 +23,22 @@ import java.util.Set;
  */
 public final class ReportWriter {
 
+    private static final List<String> CSV_COLUMNS =
+            List.of(
+                    "model",
+                    "run",
+                    "version",
+                    "set",
+                    "group_type",
+                    "group",
+                    "transitions",
+                    "metric",
+                    "value",
+                    "low",
+                    "high");
+
     /** The CSV header. */
-    public static final String CSV_HEADER =
-            "model,run,version,set,group_type,group,transitions,metric,value,low,high";
+    public static final String CSV_HEADER = String.join(",", CSV_COLUMNS);
 
     private ReportWriter() {}
 
@@ -233,117 +247,106 @@ public final class ReportWriter {
 
     /** The CSV text: a header and one row per model, set, group and metric. */
     public static String csv(final EvalReport report) {
-        final StringBuilder b = new StringBuilder(CSV_HEADER).append('\n');
+        final CsvTable csv = new CsvTable(CSV_COLUMNS);
         for (final EvalReport.ModelResult m : report.models()) {
-            final String prefix = field(m.label()) + "," + field(m.run()) + "," + m.version() + ",";
+            final Source source = new Source(m.label(), m.run(), Long.toString(m.version()));
             for (final EvalReport.SetResult r : m.sets()) {
-                figures(b, prefix, r.set(), "all", "all", r.all());
-                r.byTaskType().forEach((g, f) -> figures(b, prefix, r.set(), "task_type", g, f));
-                r.byKind().forEach((g, f) -> figures(b, prefix, r.set(), "next_kind", g, f));
+                figures(csv, source, r.set(), "all", "all", r.all());
+                r.byTaskType().forEach((g, f) -> figures(csv, source, r.set(), "task_type", g, f));
+                r.byKind().forEach((g, f) -> figures(csv, source, r.set(), "next_kind", g, f));
             }
             if (m.drift() != null) {
                 final EvalReport.Drift d = m.drift();
-                b.append(prefix)
-                        .append(",drift,parameters,")
-                        .append(d.parameters().total())
-                        .append(",changed_fraction,")
-                        .append(plain(d.parameters().fraction()))
-                        .append(",,\n");
+                metric(
+                        csv,
+                        source,
+                        "",
+                        "drift",
+                        "parameters",
+                        d.parameters().total(),
+                        "changed_fraction",
+                        estimate(d.parameters().fraction()));
                 for (final Map.Entry<String, Double> e : d.kl().entrySet()) {
-                    final String n = Integer.toString(d.texts().getOrDefault(e.getKey(), 0));
-                    b.append(prefix)
-                            .append(",drift,")
-                            .append(field(e.getKey()))
-                            .append(',')
-                            .append(n)
-                            .append(",kl,")
-                            .append(plain(e.getValue()))
-                            .append(",,\n");
-                    b.append(prefix)
-                            .append(",drift,")
-                            .append(field(e.getKey()))
-                            .append(',')
-                            .append(n)
-                            .append(",perplexity,")
-                            .append(plain(d.perplexity().getOrDefault(e.getKey(), Double.NaN)))
-                            .append(",,\n");
+                    final int n = d.texts().getOrDefault(e.getKey(), 0);
+                    metric(csv, source, "", "drift", e.getKey(), n, "kl", estimate(e.getValue()));
+                    final double perplexity = d.perplexity().getOrDefault(e.getKey(), Double.NaN);
+                    metric(
+                            csv,
+                            source,
+                            "",
+                            "drift",
+                            e.getKey(),
+                            n,
+                            "perplexity",
+                            estimate(perplexity));
                 }
             }
         }
         for (final EvalReport.AgentResult a : report.agents()) {
-            final String prefix = field(a.agent()) + ",,,";
+            final Source source = new Source(a.agent(), "", "");
             final String set = a.set();
-            metric(b, prefix, set, "agent", "all", a.episodes(), "invalid_rate", a.invalidRate());
-            metric(b, prefix, set, "agent", "all", a.episodes(), "success", a.success());
+            final int n = a.episodes();
+            metric(csv, source, set, "agent", "all", n, "invalid_rate", a.invalidRate());
+            metric(csv, source, set, "agent", "all", n, "success", a.success());
+            metric(csv, source, set, "agent", "all", n, "steps_per_success", a.stepsPerSuccess());
             metric(
-                    b,
-                    prefix,
+                    csv,
+                    source,
                     set,
                     "agent",
                     "all",
-                    a.episodes(),
-                    "steps_per_success",
-                    a.stepsPerSuccess());
-            final double avoided = a.avoidedPerStep();
-            metric(
-                    b,
-                    prefix,
-                    set,
-                    "agent",
-                    "all",
-                    a.episodes(),
+                    n,
                     "avoided_per_step",
-                    new Interval(avoided, Double.NaN, Double.NaN));
+                    estimate(a.avoidedPerStep()));
         }
-        return b.toString();
+        return csv.text();
     }
 
+    /** The first three columns: the model (or the agent) a row is about. */
+    private record Source(String model, String run, String version) {}
+
     private static void figures(
-            final StringBuilder b,
-            final String prefix,
+            final CsvTable csv,
+            final Source source,
             final String set,
             final String type,
             final String group,
             final EvalReport.Figures f) {
-        metric(b, prefix, set, type, group, f.transitions(), "pass", f.pass());
-        metric(b, prefix, set, type, group, f.transitions(), "strict", f.strict());
-        metric(b, prefix, set, type, group, f.transitions(), "exact", f.exact());
-        metric(b, prefix, set, type, group, f.transitions(), "similarity", f.similarity());
+        metric(csv, source, set, type, group, f.transitions(), "pass", f.pass());
+        metric(csv, source, set, type, group, f.transitions(), "strict", f.strict());
+        metric(csv, source, set, type, group, f.transitions(), "exact", f.exact());
+        metric(csv, source, set, type, group, f.transitions(), "similarity", f.similarity());
     }
 
     private static void metric(
-            final StringBuilder b,
-            final String prefix,
+            final CsvTable csv,
+            final Source source,
             final String set,
             final String type,
             final String group,
-            final int n,
+            final long n,
             final String metric,
             final Interval i) {
-        b.append(prefix)
-                .append(field(set))
-                .append(',')
-                .append(type)
-                .append(',')
-                .append(field(group))
-                .append(',')
-                .append(n)
-                .append(',')
-                .append(metric)
-                .append(',')
-                .append(plain(i.estimate()))
-                .append(',')
-                .append(plain(i.low()))
-                .append(',')
-                .append(plain(i.high()))
-                .append('\n');
+        csv.row(
+                source.model(),
+                source.run(),
+                source.version(),
+                set,
+                type,
+                group,
+                n,
+                metric,
+                plain(i.estimate()),
+                plain(i.low()),
+                plain(i.high()));
+    }
+
+    /** A figure without an interval. */
+    private static Interval estimate(final double value) {
+        return new Interval(value, Double.NaN, Double.NaN);
     }
 
     private static String plain(final double v) {
         return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.6f", v);
-    }
-
-    private static String field(final String s) {
-        return s.contains(",") || s.contains("\"") ? "\"" + s.replace("\"", "\"\"") + "\"" : s;
     }
 }

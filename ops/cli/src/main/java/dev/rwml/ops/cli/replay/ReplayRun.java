@@ -6,6 +6,7 @@ import dev.rwml.channel.ModelChannelReader;
 import dev.rwml.channel.ModelPublisher;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.OffsetRange;
+import dev.rwml.ops.cli.Progress;
 import dev.rwml.ops.cli.demo.PipelineStages;
 import dev.rwml.ops.cli.status.RunObserver;
 import dev.rwml.prediction.PredictionConfig;
@@ -427,7 +428,6 @@ public final class ReplayRun {
     }
 
     private void say(final String format, final Object... args) {
-        out.println(String.format(Locale.ROOT, format, args));
-        out.flush();
+        Progress.say(out, format, args);
     }
 }

@@ -228,22 +228,18 @@ public final class LineChart {
 
     /** The plotted figures: {@code series,x,y,low,high}, x as its category name when named. */
     public String csv() {
-        final StringBuilder b = new StringBuilder("series,x,y,low,high\n");
+        final CsvTable table = new CsvTable("series", "x", "y", "low", "high");
         for (final Series s : series) {
             for (int i = 0; i < s.xs().length; i++) {
-                b.append(field(s.name()))
-                        .append(',')
-                        .append(field(xText(s.xs()[i])))
-                        .append(',')
-                        .append(number(s.ys()[i]))
-                        .append(',')
-                        .append(s.hasInterval() ? number(s.lows()[i]) : "")
-                        .append(',')
-                        .append(s.hasInterval() ? number(s.highs()[i]) : "")
-                        .append('\n');
+                table.row(
+                        s.name(),
+                        xText(s.xs()[i]),
+                        number(s.ys()[i]),
+                        s.hasInterval() ? number(s.lows()[i]) : "",
+                        s.hasInterval() ? number(s.highs()[i]) : "");
             }
         }
-        return b.toString();
+        return table.text();
     }
 
     private String xText(final double x) {
@@ -395,9 +391,5 @@ public final class LineChart {
 
     private static String number(final double v) {
         return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.6g", v);
-    }
-
-    private static String field(final String s) {
-        return s.contains(",") || s.contains("\"") ? "\"" + s.replace("\"", "\"\"") + "\"" : s;
     }
 }
