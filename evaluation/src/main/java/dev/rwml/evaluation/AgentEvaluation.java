@@ -2,12 +2,10 @@ package dev.rwml.evaluation;
 
 import dev.rwml.env.EnvironmentSource;
 import dev.rwml.events.Transition;
-import dev.rwml.worldmodel.WorldModel;
 import dev.rwml.worldmodel.generate.Sample;
 import dev.rwml.worldmodel.prompt.Prompt;
-import dev.rwml.worldmodel.prompt.PromptFormat;
+import dev.rwml.worldmodel.serve.PredictionModel;
 import dev.rwml.worldmodel.serve.SamplingSettings;
-import dev.rwml.worldmodel.serve.WorldModelPredictor;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -129,12 +127,8 @@ public final class AgentEvaluation {
      * held-out figures are.
      */
     public static GuidedAgent.Foresight foresight(
-            final WorldModel model, final EvalSettings settings, final int samples) {
-        // Not closed: the WorldModel owns the transformer and tokenizer it wraps.
-        final WorldModelPredictor predictor =
-                new WorldModelPredictor(
-                        0, model.model(), model.tokenizer(), PromptFormat.standard());
-        final int budget = settings.promptBudget(model.config().maxContext());
+            final PredictionModel predictor, final EvalSettings settings, final int samples) {
+        final int budget = settings.promptBudget(predictor.maxContext());
         final SamplingSettings sampling =
                 new SamplingSettings(
                         samples, settings.temperature(), settings.topP(), settings.maxNewTokens());

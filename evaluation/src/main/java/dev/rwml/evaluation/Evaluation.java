@@ -8,8 +8,7 @@ import dev.rwml.worldmodel.checkpoint.Checkpoint;
 import dev.rwml.worldmodel.generate.Sample;
 import dev.rwml.worldmodel.model.SequenceBatch;
 import dev.rwml.worldmodel.prompt.Prompt;
-import dev.rwml.worldmodel.prompt.PromptFormat;
-import dev.rwml.worldmodel.serve.WorldModelPredictor;
+import dev.rwml.worldmodel.serve.PredictionModel;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -96,8 +95,7 @@ public final class Evaluation {
     public EvalReport run(final ModelCatalog catalog) {
         final List<EvalReport.ModelResult> results = new ArrayList<>();
         final Map<String, String> specs = new LinkedHashMap<>();
-        final Map<ModelRef, Checkpoint> bases = new LinkedHashMap<>();
-        final Map<ModelRef, WorldModel> baseModels = new LinkedHashMap<>();
+        final Map<ModelRef, EvalModel> bases = new LinkedHashMap<>();
         final List<EvalReport.AgentResult> agents = new ArrayList<>();
         if (agent != null) {
             agents.addAll(agent.play(EvalReport.NO_WORLD_MODEL, null, progress));
@@ -108,27 +106,34 @@ public final class Evaluation {
                 final RewardSpecTable table = specsOfRun.apply(ref.run());
                 specs.put(ref.run(), table.toString());
                 progress.line("eval: loading " + ref.label());
-                final Checkpoint checkpoint = catalog.load(ref);
                 final Optional<ModelRef> baseRef = catalog.base(ref);
-                try (WorldModel model = WorldModel.load(checkpoint)) {
+                try (EvalModel model = catalog.open(ref)) {
                     final List<EvalReport.SetResult> setResults = new ArrayList<>();
                     for (final HeldOutSet set : sets) {
-                        setResults.add(evaluate(ref, model, set, new Scoring(table, scorer)));
+                        setResults.add(
+                                evaluate(
+                                        ref.label(),
+                                        model.predictor(),
+                                        set,
+                                        new Scoring(table, scorer)));
                     }
                     if (agent != null) {
                         agents.addAll(
                                 agent.play(
                                         ref.label(),
-                                        AgentEvaluation.foresight(model, settings, agent.samples()),
+                                        AgentEvaluation.foresight(
+                                                model.predictor(), settings, agent.samples()),
                                         progress));
                     }
                     EvalReport.Drift drift = null;
-                    if (baseRef.isPresent()) {
-                        final Checkpoint base = bases.computeIfAbsent(baseRef.get(), catalog::load);
-                        final WorldModel baseModel =
-                                baseModels.computeIfAbsent(
-                                        baseRef.get(), b -> WorldModel.load(base));
-                        drift = drift(ref, checkpoint, model, baseRef.get(), base, baseModel);
+                    if (baseRef.isPresent() && model.small().isPresent()) {
+                        final EvalModel base = bases.computeIfAbsent(baseRef.get(), catalog::open);
+                        drift = drift(ref, model, baseRef.get(), base);
+                    } else if (baseRef.isPresent()) {
+                        progress.line(
+                                "eval: no drift for "
+                                        + ref.label()
+                                        + ": drift is measured on the small model's checkpoints");
                     }
                     results.add(
                             new EvalReport.ModelResult(
@@ -141,7 +146,7 @@ public final class Evaluation {
                 }
             }
         } finally {
-            baseModels.values().forEach(WorldModel::close);
+            bases.values().forEach(EvalModel::close);
         }
         return new EvalReport(
                 settings.samples(),
@@ -153,21 +158,17 @@ public final class Evaluation {
                 agents);
     }
 
-    /** One model on one held-out set. */
+    /** One model on one held-out set, sampled as the prediction stage samples it. */
     EvalReport.SetResult evaluate(
-            final ModelRef ref,
-            final WorldModel model,
+            final String label,
+            final PredictionModel model,
             final HeldOutSet set,
             final Scoring scoring) {
-        // Not closed: the WorldModel owns the transformer and tokenizer it wraps.
-        final WorldModelPredictor predictor =
-                new WorldModelPredictor(
-                        ref.version(), model.model(), model.tokenizer(), PromptFormat.standard());
-        final int budget = settings.promptBudget(model.config().maxContext());
+        final int budget = settings.promptBudget(model.maxContext());
         final List<Transition> fitting = new ArrayList<>();
         final List<int[]> prompts = new ArrayList<>();
         for (final Transition t : set.transitions()) {
-            final Prompt prompt = predictor.prompt(t, budget);
+            final Prompt prompt = model.prompt(t, budget);
             if (prompt.fits()) {
                 fitting.add(t);
                 prompts.add(prompt.tokenIds());
@@ -179,7 +180,7 @@ public final class Evaluation {
             final int to = Math.min(prompts.size(), from + BATCH);
             final long seed = settings.seed() ^ Bootstrap.fnv(set.name() + "/" + from);
             final List<List<Sample>> groups =
-                    predictor.sample(prompts.subList(from, to), settings.sampling(), seed);
+                    model.sample(prompts.subList(from, to), settings.sampling(), seed);
             for (int i = from; i < to; i++) {
                 final List<String> predictions = new ArrayList<>();
                 for (final Sample s : groups.get(i - from)) {
@@ -191,7 +192,7 @@ public final class Evaluation {
                     String.format(
                             Locale.ROOT,
                             "eval: %s on %s: %d/%d transitions x %d samples (%.0f s)",
-                            ref.label(),
+                            label,
                             set.name(),
                             to,
                             prompts.size(),
@@ -234,29 +235,39 @@ public final class Evaluation {
 
     private EvalReport.Drift drift(
             final ModelRef ref,
-            final Checkpoint checkpoint,
-            final WorldModel model,
+            final EvalModel model,
             final ModelRef baseRef,
-            final Checkpoint base,
-            final WorldModel baseModel) {
+            final EvalModel base) {
         progress.line("eval: drift of " + ref.label() + " from " + baseRef.label());
+        final Checkpoint checkpoint = model.checkpoint().orElseThrow();
+        final Checkpoint baseCheckpoint =
+                base.checkpoint()
+                        .orElseThrow(
+                                () ->
+                                        new IllegalArgumentException(
+                                                baseRef.label()
+                                                        + " is not a small-model checkpoint like "
+                                                        + ref.label()));
+        final WorldModel small = model.small().orElseThrow();
+        final WorldModel baseModel = base.small().orElseThrow();
         final ParameterDrift parameters =
-                ParameterDrift.between(base.weights(), checkpoint.weights());
-        final boolean sameTokenizer = base.tokenizerJson().equals(checkpoint.tokenizerJson());
+                ParameterDrift.between(baseCheckpoint.weights(), checkpoint.weights());
+        final boolean sameTokenizer =
+                baseCheckpoint.tokenizerJson().equals(checkpoint.tokenizerJson());
         final Map<String, Double> kl = new LinkedHashMap<>();
         final Map<String, Double> perplexity = new LinkedHashMap<>();
         final Map<String, Integer> texts = new LinkedHashMap<>();
         for (final Map.Entry<String, List<Transition>> e : driftTexts.entrySet()) {
-            final List<SequenceBatch.Pair> pairs = TextDrift.pairs(e.getValue(), model);
+            final List<SequenceBatch.Pair> pairs = TextDrift.pairs(e.getValue(), small);
             texts.put(e.getKey(), pairs.size());
-            perplexity.put(e.getKey(), TextDrift.perplexity(model, pairs));
+            perplexity.put(e.getKey(), TextDrift.perplexity(small, pairs));
             kl.put(
                     e.getKey(),
                     sameTokenizer
                             ? TextDrift.meanKl(
-                                    model.model(),
+                                    small.model(),
                                     baseModel.model(),
-                                    model.tokenizer().padId(),
+                                    small.tokenizer().padId(),
                                     pairs)
                             : Double.NaN);
         }

@@ -5,8 +5,12 @@ import dev.rwml.channel.ModelChannelReader;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.topics.TopicCatalog;
+import dev.rwml.worldmodel.ModelFormat;
 import dev.rwml.worldmodel.artifact.ArtifactRejectedException;
+import dev.rwml.worldmodel.artifact.VerifiedArtifact;
 import dev.rwml.worldmodel.checkpoint.Checkpoint;
+import dev.rwml.worldmodel.hf.HfCheckpoint;
+import dev.rwml.worldmodel.serve.CheckpointModelLoader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -38,6 +42,7 @@ public final class ModelCatalog implements AutoCloseable {
     private final Map<String, ModelChannelReader> readers = new LinkedHashMap<>();
     private final List<ModelRef> models = new ArrayList<>();
     private final Map<String, Path> exportedBases = new LinkedHashMap<>();
+    private final CheckpointModelLoader loader = CheckpointModelLoader.standard();
 
     /** A catalog reading runs over {@code connection} (null when only files are evaluated). */
     public ModelCatalog(final Connection connection) {
@@ -147,17 +152,39 @@ public final class ModelCatalog implements AutoCloseable {
         models.addAll(found);
     }
 
-    /** The checkpoint of a model. */
-    public Checkpoint load(final ModelRef ref) {
+    /**
+     * Loads a model in any artifact format: a LoRA adapter of a run loads over its run's version 0,
+     * which the catalog keeps for the run's other adapters.
+     *
+     * @throws IllegalArgumentException for a LoRA adapter exported to a file (it needs its base)
+     */
+    public EvalModel open(final ModelRef ref) {
         if (ref.file() != null) {
-            return read(ref.file());
+            final byte[] bytes = readBytes(ref.file());
+            return switch (ModelFormat.of(bytes)) {
+                case SMALL -> EvalModel.small(ref.version(), read(ref.file(), bytes));
+                case HF ->
+                        EvalModel.sampled(
+                                loader.fromHf(ref.version(), HfCheckpoint.fromBytes(bytes)));
+                case LORA ->
+                        throw new IllegalArgumentException(
+                                ref.file()
+                                        + " is a LoRA adapter without its base: evaluate it from"
+                                        + " its run (--run), or export it merged with `rwml models"
+                                        + " export --hf`");
+            };
         }
+        final ModelChannelReader reader = reader(ref.run());
+        final VerifiedArtifact artifact;
         try {
-            return Checkpoint.fromBytes(reader(ref.run()).fetch(ref.version()).bytes());
+            artifact = reader.fetch(ref.version());
         } catch (ArtifactRejectedException e) {
             throw new IllegalStateException(
                     "cannot read version " + ref.version() + " of run " + ref.run() + ": " + e, e);
         }
+        return ModelFormat.of(artifact.bytes()) == ModelFormat.SMALL
+                ? EvalModel.small(ref.version(), Checkpoint.fromBytes(artifact.bytes()))
+                : EvalModel.sampled(loader.load(artifact, reader));
     }
 
     /** The base (version 0) of a model's run, when there is one to read. */
@@ -183,11 +210,21 @@ public final class ModelCatalog implements AutoCloseable {
                 : "versions " + known.first() + " to " + known.last() + " (" + known.size() + ")";
     }
 
-    private static Checkpoint read(final Path zip) {
+    private static byte[] readBytes(final Path zip) {
         try {
-            return Checkpoint.fromBytes(Files.readAllBytes(zip));
+            return Files.readAllBytes(zip);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + zip, e);
+        }
+    }
+
+    private static Checkpoint read(final Path zip) {
+        return read(zip, readBytes(zip));
+    }
+
+    private static Checkpoint read(final Path zip, final byte[] bytes) {
+        try {
+            return Checkpoint.fromBytes(bytes);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(
                     zip
@@ -215,5 +252,6 @@ public final class ModelCatalog implements AutoCloseable {
     public void close() {
         readers.values().forEach(ModelChannelReader::close);
         channels.values().forEach(ModelChannel::close);
+        loader.close();
     }
 }

@@ -2,7 +2,7 @@ package dev.rwml.ops.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.rwml.evaluation.HeldOutEvaluator;
+import dev.rwml.evaluation.VersionScore;
 import dev.rwml.ops.cli.demo.DemoRun;
 import dev.rwml.ops.cli.demo.DemoSettings;
 import dev.rwml.worldmodel.hf.HfFixtures;
@@ -52,7 +52,7 @@ class HfDemoIT {
         assertThat(result.last().rewardedGroups())
                 .as("rewarded groups; output:%n%s", terminal)
                 .isPositive();
-        assertThat(result.heldOut()).extracting(HeldOutEvaluator.Score::version).contains(0L);
+        assertThat(result.heldOut()).extracting(VersionScore::version).contains(0L);
         assertThat(result.heldOut()).allSatisfy(s -> assertThat(s.samples()).isPositive());
         assertThat(Files.readString(result.reportHtml()))
                 .contains("Model Qwen2ForCausalLM from " + checkpoint)

@@ -1,7 +1,5 @@
 package dev.rwml.ops.cli.demo;
 
-import dev.rwml.channel.ModelChannel;
-import dev.rwml.channel.ModelChannelReader;
 import dev.rwml.channel.init.BaseModelInit;
 import dev.rwml.channel.init.HfModelInit;
 import dev.rwml.env.EnvKind;
@@ -11,9 +9,12 @@ import dev.rwml.env.produce.ProducerConfig;
 import dev.rwml.env.produce.ProducerResult;
 import dev.rwml.env.produce.ProgressListener;
 import dev.rwml.env.produce.TransitionProducer;
-import dev.rwml.evaluation.HeldOutEvaluator;
+import dev.rwml.evaluation.EvalReport;
+import dev.rwml.evaluation.EvalSettings;
+import dev.rwml.evaluation.Evaluation;
 import dev.rwml.evaluation.HeldOutSet;
-import dev.rwml.evaluation.Scoring;
+import dev.rwml.evaluation.ModelCatalog;
+import dev.rwml.evaluation.VersionScore;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.ops.cli.Progress;
 import dev.rwml.ops.embedded.Directories;
@@ -30,7 +31,6 @@ import dev.rwml.scoring.score.SimilarityScorer;
 import dev.rwml.trainer.PublishListener;
 import dev.rwml.trainer.TrainerConfig;
 import dev.rwml.worldmodel.hf.LoraConfig;
-import dev.rwml.worldmodel.serve.SamplingSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
@@ -69,6 +69,12 @@ public final class DemoRun {
     /** The run the demo trains. */
     public static final String RUN = "demo";
 
+    /** The held-out set the demo scores its versions on, as {@code rwml eval --split} names it. */
+    public static final String HELD_OUT_SET = "alfworld/valid_seen";
+
+    /** Bootstrap resamples of the held-out pass rate's interval. */
+    private static final int HELD_OUT_BOOTSTRAP = 1000;
+
     private static final Logger LOG = LoggerFactory.getLogger(DemoRun.class);
     private static final Duration TICK = Duration.ofSeconds(1);
 
@@ -93,7 +99,7 @@ public final class DemoRun {
     public record Result(
             Path reportHtml,
             RunMonitor.Snapshot last,
-            List<HeldOutEvaluator.Score> heldOut,
+            List<VersionScore> heldOut,
             String stopReason,
             long registryPid) {}
 
@@ -225,7 +231,7 @@ public final class DemoRun {
             }
             say("Stopping the stages (%s) ...", stopReason.get());
         }
-        final List<HeldOutEvaluator.Score> heldOut = new ArrayList<>();
+        final List<VersionScore> heldOut = new ArrayList<>();
         final Optional<String> note = evaluate(connection, reward, prediction, last, heldOut);
         final Path html =
                 ReportWriter.write(
@@ -277,33 +283,35 @@ public final class DemoRun {
             final RewardConfig reward,
             final PredictionConfig prediction,
             final RunMonitor.Snapshot last,
-            final List<HeldOutEvaluator.Score> scores) {
+            final List<VersionScore> scores) {
         if (stopReason.get() != null && stopReason.get().startsWith("interrupted")) {
             return Optional.of("Held-out evaluation skipped: the demo was interrupted.");
         }
         final List<Long> chosen = choose(new ArrayList<>(last.versions().keySet()));
         say(
                 "Evaluating versions %s on %d held-out %s transitions ...",
-                chosen, settings.heldOutTransitions(), HeldOutEvaluator.SET);
-        try (ModelChannel channel = ModelChannel.of(connection, RUN);
-                ModelChannelReader reader =
-                        new ModelChannelReader(channel, Optional.empty(), Duration.ofSeconds(60))) {
+                chosen, settings.heldOutTransitions(), HELD_OUT_SET);
+        try {
             final CachingEmbedder embedder = reward.embedding().create(System.getenv());
-            final HeldOutEvaluator evaluator =
-                    new HeldOutEvaluator(
-                            HeldOutSet.generate(
-                                            HeldOutEvaluator.SET,
+            final Evaluation evaluation =
+                    new Evaluation(
+                            List.of(
+                                    HeldOutSet.generate(
+                                            HELD_OUT_SET,
                                             settings.heldOutTransitions(),
                                             DemoSettings.SEED,
-                                            settings.epsilon())
-                                    .transitions(),
-                            new Scoring(reward.rewardSpecs(), new SimilarityScorer(embedder)),
-                            new SamplingSettings(
+                                            settings.epsilon())),
+                            Map.of(),
+                            run -> reward.rewardSpecs(),
+                            new SimilarityScorer(embedder),
+                            new EvalSettings(
                                     settings.heldOutSamples(),
+                                    DemoSettings.SEED,
+                                    HELD_OUT_BOOTSTRAP,
                                     prediction.temperature(),
                                     prediction.topP(),
                                     prediction.maxNewTokens()),
-                            prediction.maxPromptTokens());
+                            Evaluation.Progress.NONE);
             for (final long version : chosen) {
                 if (stopped() && stopReason.get().startsWith("interrupted")) {
                     return Optional.of(
@@ -311,12 +319,15 @@ public final class DemoRun {
                                     + scores.size()
                                     + " versions.");
                 }
-                final HeldOutEvaluator.Score score =
-                        evaluator.evaluate(reader.fetch(version), reader);
-                scores.add(score);
-                say(
-                        "  version %d: held-out pass rate %.3f, mean similarity %.3f",
-                        version, score.passRate(), score.meanSimilarity());
+                try (ModelCatalog catalog = new ModelCatalog(connection)) {
+                    catalog.addRun(RUN, List.of(Long.toString(version)));
+                    final EvalReport report = evaluation.run(catalog);
+                    final VersionScore score = VersionScore.of(report, report.models().get(0));
+                    scores.add(score);
+                    say(
+                            "  version %d: held-out pass rate %.3f, mean similarity %.3f",
+                            version, score.passRate(), score.meanSimilarity());
+                }
             }
             return Optional.empty();
         } catch (Exception e) {

@@ -1,6 +1,6 @@
 package dev.rwml.ops.cli.demo;
 
-import dev.rwml.evaluation.HeldOutEvaluator;
+import dev.rwml.evaluation.VersionScore;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.ops.cli.status.RunObserver.PassRate;
 import dev.rwml.ops.cli.web.CsvTable;
@@ -56,7 +56,7 @@ public final class ReportWriter {
             Map<Long, ModelVersion> versions,
             Map<Long, PassRate> passRates,
             List<RunMonitor.ThroughputSample> throughput,
-            List<HeldOutEvaluator.Score> heldOut,
+            List<VersionScore> heldOut,
             Optional<String> heldOutNote) {}
 
     private static final HtmlTemplate PAGE =
@@ -90,7 +90,7 @@ public final class ReportWriter {
                         "pass_rate_high",
                         "mean_similarity",
                         "samples");
-        for (final HeldOutEvaluator.Score s : r.heldOut()) {
+        for (final VersionScore s : r.heldOut()) {
             heldOut.row(
                     s.version(),
                     decimal("%.4f", s.passRate()),
@@ -183,10 +183,10 @@ public final class ReportWriter {
     private static LineChart heldOutChart(final Report r) {
         final LineChart chart =
                 new LineChart(
-                        "Held-out world-model accuracy (" + HeldOutEvaluator.SET + ")",
+                        "Held-out world-model accuracy (" + DemoRun.HELD_OUT_SET + ")",
                         "model version",
                         "pass rate (fraction of samples)");
-        final List<HeldOutEvaluator.Score> scores = r.heldOut();
+        final List<VersionScore> scores = r.heldOut();
         if (scores.isEmpty()) {
             return chart;
         }
@@ -271,7 +271,7 @@ public final class ReportWriter {
         final Map<String, String> svgs = new LinkedHashMap<>();
         charts.forEach((name, chart) -> svgs.put(name, chart.svg()));
         final List<List<String>> heldOut = new ArrayList<>();
-        for (final HeldOutEvaluator.Score s : r.heldOut()) {
+        for (final VersionScore s : r.heldOut()) {
             heldOut.add(
                     List.of(
                             Long.toString(s.version()),

@@ -3,7 +3,7 @@ package dev.rwml.ops.cli.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.rwml.evaluation.HeldOutEvaluator;
+import dev.rwml.evaluation.VersionScore;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -41,7 +41,7 @@ class DemoRunIT {
                 .as("versions published after the base; output:%n%s", terminal)
                 .isGreaterThanOrEqualTo(1);
         assertThat(result.last().rewardedGroups()).as("rewarded groups").isPositive();
-        assertThat(result.heldOut()).extracting(HeldOutEvaluator.Score::version).contains(0L);
+        assertThat(result.heldOut()).extracting(VersionScore::version).contains(0L);
         assertThat(result.heldOut()).allSatisfy(s -> assertThat(s.samples()).isPositive());
         final Path report = dir.resolve("report");
         for (final String file : ReportWriter.FILES) {

@@ -2,7 +2,7 @@ package dev.rwml.ops.cli.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.rwml.evaluation.HeldOutEvaluator;
+import dev.rwml.evaluation.VersionScore;
 import dev.rwml.ops.cli.status.RunObserver.PassRate;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,8 +31,8 @@ class ReportWriterTest {
                                 new RunMonitor.ThroughputSample(1, 4, 2, 0, 3),
                                 new RunMonitor.ThroughputSample(2, 8, 6, 4, 2)),
                         List.of(
-                                new HeldOutEvaluator.Score(0, 0.15, 0.6, 192),
-                                new HeldOutEvaluator.Score(
+                                new VersionScore(0, 0.15, 0.6, 192),
+                                new VersionScore(
                                         3,
                                         0.25,
                                         0.65,
