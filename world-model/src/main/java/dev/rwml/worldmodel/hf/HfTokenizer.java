@@ -1,9 +1,9 @@
 package dev.rwml.worldmodel.hf;
 
-import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.rwml.worldmodel.tokenizer.GenerationTokenizer;
+import dev.rwml.worldmodel.tokenizer.TokenizerJson;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -11,13 +11,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
- * A checkpoint's own {@code tokenizer.json} through DJL's tokenizer, offline, with no truncation,
- * no padding and no special tokens added implicitly, plus the ids that end a generation ({@code
- * eos_token_id} of {@code config.json} and {@code generation_config.json}).
+ * A checkpoint's own {@code tokenizer.json} ({@link TokenizerJson}), plus the ids that end a
+ * generation ({@code eos_token_id} of {@code config.json} and {@code generation_config.json}).
  */
 public final class HfTokenizer implements GenerationTokenizer {
 
@@ -31,14 +29,14 @@ public final class HfTokenizer implements GenerationTokenizer {
      */
     private static final int CLOSE_WINDOW = 2 * NEXT_STATE_CLOSE.length();
 
-    private final HuggingFaceTokenizer tokenizer;
+    private final TokenizerJson tokenizer;
     private final Set<Integer> endIds;
     private final int endId;
     private final int vocabSize;
     private final int padId;
 
     private HfTokenizer(
-            final HuggingFaceTokenizer tokenizer,
+            final TokenizerJson tokenizer,
             final Set<Integer> endIds,
             final int endId,
             final int vocabSize,
@@ -61,19 +59,7 @@ public final class HfTokenizer implements GenerationTokenizer {
                             + checkpointDir
                             + ": save the checkpoint with its fast tokenizer");
         }
-        final HuggingFaceTokenizer hf;
-        try {
-            hf =
-                    HuggingFaceTokenizer.newInstance(
-                            file,
-                            Map.of(
-                                    "addSpecialTokens", "false",
-                                    "truncation", "false",
-                                    "padding", "false",
-                                    "maxLength", Integer.toString(Integer.MAX_VALUE)));
-        } catch (final IOException e) {
-            throw new UncheckedIOException("cannot load " + file, e);
-        }
+        final TokenizerJson hf = TokenizerJson.load(file);
         final Set<Integer> ends = new LinkedHashSet<>(config.eosTokenIds());
         ends.addAll(generationEosIds(checkpointDir));
         // config.json's eos first: a chat model's end of turn, the end an answer is trained with
@@ -82,25 +68,14 @@ public final class HfTokenizer implements GenerationTokenizer {
         return new HfTokenizer(hf, ends, end, config.vocabSize(), Math.max(end, 0));
     }
 
-    /** Token ids of a text; special tokens written in it become their ids. */
     @Override
     public int[] encode(final String text) {
-        final long[] ids = tokenizer.encode(text, false, false).getIds();
-        final int[] out = new int[ids.length];
-        for (int i = 0; i < ids.length; i++) {
-            out[i] = (int) ids[i];
-        }
-        return out;
+        return tokenizer.encode(text);
     }
 
-    /** Text of token ids, special tokens included as written. */
     @Override
     public String decode(final int[] ids) {
-        final long[] longs = new long[ids.length];
-        for (int i = 0; i < ids.length; i++) {
-            longs[i] = ids[i];
-        }
-        return tokenizer.decode(longs, false);
+        return tokenizer.decode(ids);
     }
 
     /** The model's vocabulary size (the tokenizer's ids are at most that many). */

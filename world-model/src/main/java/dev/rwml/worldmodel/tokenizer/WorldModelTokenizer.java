@@ -1,31 +1,25 @@
 package dev.rwml.worldmodel.tokenizer;
 
-import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
-import java.util.Map;
 
 /**
- * A Hugging Face {@code tokenizer.json} (ours from {@link BpeTrainer} or a real LLM's) loaded
- * through DJL's tokenizer, offline, with no truncation, no padding and no special tokens added
- * implicitly; knows the ids of the world model's special tokens.
+ * The small model's tokenizer: a {@code tokenizer.json} ({@link TokenizerJson}; ours from {@link
+ * BpeTrainer} or a real LLM's) that knows the ids of the world model's special tokens.
  */
 public final class WorldModelTokenizer implements GenerationTokenizer {
 
     private final String json;
-    private final HuggingFaceTokenizer tokenizer;
+    private final TokenizerJson tokenizer;
     private final int vocabSize;
     private final int endOfText;
     private final int pad;
     private final int nextStateClose;
 
     private WorldModelTokenizer(
-            final String json, final HuggingFaceTokenizer tokenizer, final int vocabSize) {
+            final String json, final TokenizerJson tokenizer, final int vocabSize) {
         this.json = json;
         this.tokenizer = tokenizer;
         this.vocabSize = vocabSize;
@@ -41,42 +35,18 @@ public final class WorldModelTokenizer implements GenerationTokenizer {
      */
     public static WorldModelTokenizer fromJson(final String tokenizerJson) {
         final int vocab = vocabSizeOf(tokenizerJson);
-        final HuggingFaceTokenizer hf;
-        try {
-            hf =
-                    HuggingFaceTokenizer.newInstance(
-                            new ByteArrayInputStream(
-                                    tokenizerJson.getBytes(StandardCharsets.UTF_8)),
-                            Map.of(
-                                    "addSpecialTokens", "false",
-                                    "truncation", "false",
-                                    "padding", "false",
-                                    "maxLength", Integer.toString(Integer.MAX_VALUE)));
-        } catch (final IOException e) {
-            throw new UncheckedIOException("cannot load tokenizer.json", e);
-        }
+        final TokenizerJson hf = TokenizerJson.parse(tokenizerJson);
         return new WorldModelTokenizer(tokenizerJson, hf, vocab);
     }
 
-    /** Token ids of a text; special tokens written in it become their ids. */
     @Override
     public int[] encode(final String text) {
-        final long[] ids = tokenizer.encode(text, false, false).getIds();
-        final int[] out = new int[ids.length];
-        for (int i = 0; i < ids.length; i++) {
-            out[i] = (int) ids[i];
-        }
-        return out;
+        return tokenizer.encode(text);
     }
 
-    /** Text of token ids, special tokens included as written. */
     @Override
     public String decode(final int[] ids) {
-        final long[] longs = new long[ids.length];
-        for (int i = 0; i < ids.length; i++) {
-            longs[i] = ids[i];
-        }
-        return tokenizer.decode(longs, false);
+        return tokenizer.decode(ids);
     }
 
     /** One more than the largest id the tokenizer can produce. */
