@@ -1,2 +1,5 @@
-/** The difficulty filter stage: a filter model tries each transition K times and most easy ones are dropped. */
+/**
+ * The difficulty filter stage: a filter model tries each transition K times and most easy ones are
+ * dropped.
+ */
 package dev.rwml.filter;

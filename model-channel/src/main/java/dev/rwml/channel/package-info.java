@@ -1,2 +1,5 @@
-/** The model-update topic: publishing versions in chunks, reading them back verified, following the latest, retaining chunks. */
+/**
+ * The model-update topic: publishing versions in chunks, reading them back verified, following the
+ * latest, retaining chunks.
+ */
 package dev.rwml.channel;

@@ -1,2 +1,5 @@
-/** The reward stage: joins prediction groups with the observed next states and emits rewarded groups. */
+/**
+ * The reward stage: joins prediction groups with the observed next states and emits rewarded
+ * groups.
+ */
 package dev.rwml.reward;

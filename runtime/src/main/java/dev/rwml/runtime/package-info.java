@@ -1,2 +1,4 @@
-/** The names of the pipeline's stages, from which each stage's group ids and client ids are derived. */
+/**
+ * The names of the pipeline's stages, from which each stage's group ids and client ids are derived.
+ */
 package dev.rwml.runtime;

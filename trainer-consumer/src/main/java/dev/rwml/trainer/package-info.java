@@ -1,2 +1,5 @@
-/** The trainer stage: reads rewarded groups, performs GRPO updates and publishes model versions, exactly once. */
+/**
+ * The trainer stage: reads rewarded groups, performs GRPO updates and publishes model versions,
+ * exactly once.
+ */
 package dev.rwml.trainer;

@@ -1,2 +1,5 @@
-/** The error policy of every stage: retry an outage, dead-letter bad input, stop on unfit settings or refused access. */
+/**
+ * The error policy of every stage: retry an outage, dead-letter bad input, stop on unfit settings
+ * or refused access.
+ */
 package dev.rwml.runtime.errors;

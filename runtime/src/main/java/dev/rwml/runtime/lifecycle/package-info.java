@@ -1,2 +1,5 @@
-/** Starting, watching and restarting a stage's Kafka Streams threads within a bounded restart policy. */
+/**
+ * Starting, watching and restarting a stage's Kafka Streams threads within a bounded restart
+ * policy.
+ */
 package dev.rwml.runtime.lifecycle;

@@ -1,2 +1,5 @@
-/** Scoring a predicted next state against the observed one: embedding cosine or ROUGE-L per kind, binarised at a threshold. */
+/**
+ * Scoring a predicted next state against the observed one: embedding cosine or ROUGE-L per kind,
+ * binarised at a threshold.
+ */
 package dev.rwml.scoring.score;

@@ -1,2 +1,5 @@
-/** Loading a model version for prediction and sampling predictions for transitions with the run's sampling settings. */
+/**
+ * Loading a model version for prediction and sampling predictions for transitions with the run's
+ * sampling settings.
+ */
 package dev.rwml.worldmodel.serve;

@@ -1,2 +1,5 @@
-/** Tokenizers: a byte-level BPE trainer for the small model, its special tokens, and the tokenizer interface generation uses for both model families. */
+/**
+ * Tokenizers: a byte-level BPE trainer for the small model, its special tokens, and the tokenizer
+ * interface generation uses for both model families.
+ */
 package dev.rwml.worldmodel.tokenizer;

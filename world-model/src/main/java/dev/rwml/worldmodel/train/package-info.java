@@ -1,2 +1,5 @@
-/** Training steps: GRPO with the behaviour log-probs, supervised fine-tuning, optimizer and learning-rate schedule. */
+/**
+ * Training steps: GRPO with the behaviour log-probs, supervised fine-tuning, optimizer and
+ * learning-rate schedule.
+ */
 package dev.rwml.worldmodel.train;
