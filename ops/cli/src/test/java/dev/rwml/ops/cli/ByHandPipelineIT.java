@@ -5,9 +5,10 @@ import static dev.rwml.ops.cli.RwmlProcesses.committedRecords;
 import static dev.rwml.ops.cli.RwmlProcesses.consumer;
 import static dev.rwml.ops.cli.RwmlProcesses.endOffsets;
 import static dev.rwml.ops.cli.RwmlProcesses.partitions;
-import static dev.rwml.ops.cli.RwmlProcesses.readToEnd;
+import static dev.rwml.ops.cli.RwmlProcesses.readCommitted;
 import static dev.rwml.ops.cli.RwmlProcesses.running;
 import static dev.rwml.ops.cli.RwmlProcesses.sum;
+import static dev.rwml.ops.cli.RwmlProcesses.values;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -16,6 +17,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.rwml.events.ArtifactRef;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.ops.cli.RwmlProcesses.Child;
+import dev.rwml.ops.embedded.TestClients;
 import dev.rwml.runtime.lifecycle.StageRunner;
 import dev.rwml.schemas.deadletter.DeadLetters;
 import dev.rwml.schemas.serde.EventSerde;
@@ -389,7 +391,8 @@ class ByHandPipelineIT {
                     consumer.seek(tp, c.offset());
                 }
             }
-            return readToEnd(consumer, partitions, new ByteArrayDeserializer()).size();
+            return values(TestClients.readToEnd(consumer, partitions), new ByteArrayDeserializer())
+                    .size();
         }
     }
 
@@ -397,13 +400,8 @@ class ByHandPipelineIT {
             final String bootstrap, final String registry, final RunTopics topics) {
         final Deserializer<ModelVersion> manifests =
                 topics.models().valueSerde(EventSerdes.registryConfig(registry)).deserializer();
-        try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap)) {
-            final List<TopicPartition> partitions = partitions(consumer, topics.models().name());
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            return readToEnd(consumer, partitions, manifests).stream()
-                    .max(Comparator.comparingLong(ModelVersion::getVersion));
-        }
+        return readCommitted(bootstrap, topics.models().name(), manifests).stream()
+                .max(Comparator.comparingLong(ModelVersion::getVersion));
     }
 
     private static long latestVersion(

@@ -874,24 +874,18 @@ class PoisonInputsIT {
                         KAFKA.bootstrapServers(),
                         new StringDeserializer(),
                         new ByteArrayDeserializer())) {
-            final List<TopicPartition> partitions =
-                    TestClients.assignFromBeginning(consumer, topic);
-            final Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
             final List<ConsumerRecord<String, V>> out = new ArrayList<>();
-            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-                for (final ConsumerRecord<String, byte[]> r :
-                        consumer.poll(Duration.ofMillis(200))) {
-                    final V value;
-                    try {
-                        value = r.value() == null ? null : values.deserialize(topic, r.value());
-                    } catch (RuntimeException poison) {
-                        continue;
-                    }
-                    if (value != null) {
-                        out.add(
-                                new ConsumerRecord<>(
-                                        r.topic(), r.partition(), r.offset(), r.key(), value));
-                    }
+            for (final ConsumerRecord<String, byte[]> r : TestClients.readToEnd(consumer, topic)) {
+                final V value;
+                try {
+                    value = r.value() == null ? null : values.deserialize(topic, r.value());
+                } catch (RuntimeException poison) {
+                    continue;
+                }
+                if (value != null) {
+                    out.add(
+                            new ConsumerRecord<>(
+                                    r.topic(), r.partition(), r.offset(), r.key(), value));
                 }
             }
             return out;

@@ -259,10 +259,7 @@ final class RwmlProcesses implements AutoCloseable {
     static <V> List<V> readCommitted(
             final String bootstrap, final String topic, final Deserializer<V> values) {
         try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap)) {
-            final List<TopicPartition> partitions = partitions(consumer, topic);
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            return readToEnd(consumer, partitions, values);
+            return values(TestClients.readToEnd(consumer, topic), values);
         }
     }
 
@@ -291,23 +288,13 @@ final class RwmlProcesses implements AutoCloseable {
                 .toList();
     }
 
-    /** The values from each partition's position up to its end offset now (nulls skipped). */
-    static <V> List<V> readToEnd(
-            final KafkaConsumer<byte[], byte[]> consumer,
-            final List<TopicPartition> partitions,
-            final Deserializer<V> values) {
-        final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
-        final List<V> read = new ArrayList<>();
-        final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (partitions.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
-            assertThat(System.nanoTime()).as("read up to %s in 30 s", ends).isLessThan(deadline);
-            for (final ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                if (r.value() != null) {
-                    read.add(values.deserialize(r.topic(), r.value()));
-                }
-            }
-        }
-        return read;
+    /** The values of {@code records}, decoded (nulls skipped). */
+    static <V> List<V> values(
+            final List<ConsumerRecord<byte[], byte[]>> records, final Deserializer<V> values) {
+        return records.stream()
+                .filter(r -> r.value() != null)
+                .map(r -> values.deserialize(r.topic(), r.value()))
+                .toList();
     }
 
     private static Path repositoryRoot() {

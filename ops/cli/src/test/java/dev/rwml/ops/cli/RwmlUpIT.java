@@ -22,6 +22,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -130,7 +131,8 @@ class RwmlUpIT {
                         Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
                         new StringDeserializer(),
                         new StringDeserializer())) {
-            assertThat(TestClients.valuesFromBeginning(consumer, "cli-it-probe", 1))
+            assertThat(TestClients.readToEnd(consumer, "cli-it-probe"))
+                    .extracting(ConsumerRecord::value)
                     .containsExactly("through rwml up");
         }
     }

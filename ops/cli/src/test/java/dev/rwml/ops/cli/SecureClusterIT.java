@@ -2,7 +2,6 @@ package dev.rwml.ops.cli;
 
 import static dev.rwml.ops.cli.RwmlProcesses.assertExits;
 import static dev.rwml.ops.cli.RwmlProcesses.partitions;
-import static dev.rwml.ops.cli.RwmlProcesses.readToEnd;
 import static dev.rwml.ops.cli.RwmlProcesses.running;
 import static dev.rwml.ops.cli.RwmlProcesses.sum;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -12,6 +11,7 @@ import static org.awaitility.Awaitility.await;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.ops.cli.RwmlProcesses.Child;
 import dev.rwml.ops.embedded.ClusterSecurity;
+import dev.rwml.ops.embedded.TestClients;
 import dev.rwml.runtime.lifecycle.StageRunner;
 import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.registry.RegistryTlsException;
@@ -387,10 +387,7 @@ class SecureClusterIT {
     private static <V> List<V> values(
             final Map<String, String> client, final String topic, final Deserializer<V> values) {
         try (KafkaConsumer<byte[], byte[]> consumer = consumer(client)) {
-            final List<TopicPartition> partitions = partitions(consumer, topic);
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            return readToEnd(consumer, partitions, values);
+            return RwmlProcesses.values(TestClients.readToEnd(consumer, topic), values);
         }
     }
 
