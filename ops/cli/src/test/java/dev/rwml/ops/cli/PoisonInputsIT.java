@@ -147,7 +147,7 @@ class PoisonInputsIT {
         final String sr = KAFKA.schemaRegistryUrl();
         RunFixtures.ensureRunTopics(bs, RUN);
         assertThat(
-                        RunFixtures.rwml(
+                        CliRunner.rwml(
                                         "env",
                                         "run",
                                         "--env",
@@ -164,8 +164,8 @@ class PoisonInputsIT {
                                         sr)
                                 .code())
                 .isZero();
-        final RunFixtures.Result init =
-                RunFixtures.rwml(
+        final CliRunner.Result init =
+                CliRunner.rwml(
                         "model",
                         "init",
                         "--run",
