@@ -8,6 +8,7 @@ import dev.rwml.events.DeadLetter;
 import dev.rwml.events.ModelChunk;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.ops.embedded.KafkaStack;
+import dev.rwml.ops.embedded.TestClients;
 import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.deadletter.DeadLetters;
 import dev.rwml.schemas.serde.EventSerde;
@@ -282,23 +283,12 @@ class ModelChannelIT {
             final ModelChannel channel, final String topic) {
         final Map<String, Object> config = new HashMap<>(channel.consumerConfig("it-read"));
         config.put("key.deserializer", ByteArrayDeserializer.class);
-        final List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config)) {
-            final List<TopicPartition> tps =
-                    consumer.partitionsFor(topic).stream()
-                            .map(p -> new TopicPartition(topic, p.partition()))
-                            .toList();
-            consumer.assign(tps);
-            consumer.seekToBeginning(tps);
-            final Map<TopicPartition, Long> end = consumer.endOffsets(tps);
-            final long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (tps.stream().anyMatch(p -> consumer.position(p) < end.get(p))
-                    && System.nanoTime() < deadline) {
-                consumer.poll(Duration.ofMillis(200)).forEach(out::add);
-            }
+            final List<ConsumerRecord<byte[], byte[]>> out =
+                    new ArrayList<>(TestClients.readToEnd(consumer, topic));
+            out.sort(Comparator.comparingLong(ConsumerRecord::timestamp));
+            return out;
         }
-        out.sort(Comparator.comparingLong(ConsumerRecord::timestamp));
-        return out;
     }
 
     private static String header(final ConsumerRecord<byte[], byte[]> r, final String name) {

@@ -90,8 +90,7 @@ class TrajectoryImporterIT {
                         "retail/it-b/0",
                         "retail/it-b/1");
         final Map<String, List<Transition>> published =
-                TransitionsTopic.read(
-                        KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl(), keys, keys.size());
+                TransitionsTopic.read(KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl(), keys);
         assertThat(published.keySet()).isEqualTo(keys);
         final Transition last = published.get("retail/it-a/2").get(0);
         assertThat(last.getObservation()).isEqualTo("obs 2");

@@ -5,9 +5,10 @@ import static dev.rwml.ops.cli.RwmlProcesses.committedRecords;
 import static dev.rwml.ops.cli.RwmlProcesses.consumer;
 import static dev.rwml.ops.cli.RwmlProcesses.endOffsets;
 import static dev.rwml.ops.cli.RwmlProcesses.partitions;
-import static dev.rwml.ops.cli.RwmlProcesses.readToEnd;
+import static dev.rwml.ops.cli.RwmlProcesses.readCommitted;
 import static dev.rwml.ops.cli.RwmlProcesses.running;
 import static dev.rwml.ops.cli.RwmlProcesses.sum;
+import static dev.rwml.ops.cli.RwmlProcesses.values;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -16,6 +17,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.rwml.events.ArtifactRef;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.ops.cli.RwmlProcesses.Child;
+import dev.rwml.ops.embedded.TestClients;
+import dev.rwml.runtime.StageName;
 import dev.rwml.runtime.lifecycle.StageRunner;
 import dev.rwml.schemas.deadletter.DeadLetters;
 import dev.rwml.schemas.serde.EventSerde;
@@ -46,11 +49,10 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Deserializer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The "full pipeline by hand" of docs/operations.md: {@code ./rwml up}, {@code env run}, {@code
@@ -68,9 +70,9 @@ import org.junit.jupiter.api.Timeout;
 class ByHandPipelineIT {
 
     private static final String RUN = "byhand";
-    private static final String PREDICTION_GROUP = "rwml-" + RUN + "-prediction";
-    private static final String REWARD_GROUP = "rwml-" + RUN + "-reward";
-    private static final String TRAINER_GROUP = "rwml-" + RUN + "-trainer";
+    private static final String PREDICTION_GROUP = StageName.PREDICTION.groupId(RUN);
+    private static final String REWARD_GROUP = StageName.REWARD.groupId(RUN);
+    private static final String TRAINER_GROUP = StageName.TRAINER.groupId(RUN);
 
     private static final Duration STAGE_START = Duration.ofMinutes(2);
     private static final Duration PIPELINE = Duration.ofMinutes(4);
@@ -83,17 +85,7 @@ class ByHandPipelineIT {
      */
     private static final Duration FAIL = Duration.ofSeconds(120);
 
-    private RwmlProcesses rwml;
-
-    @BeforeEach
-    void freshWorkDirectory() throws IOException {
-        rwml = new RwmlProcesses("by-hand-pipeline");
-    }
-
-    @AfterEach
-    void killEveryChild() {
-        rwml.close();
-    }
+    @RegisterExtension final RwmlProcesses rwml = new RwmlProcesses("by-hand-pipeline");
 
     @Test
     void shouldTrainWithEachStageItsOwnProcessAndExitZeroOnSigtermButOneWhenKafkaIsGone()
@@ -103,8 +95,7 @@ class ByHandPipelineIT {
         final String bootstrap = cluster.bootstrap();
         final String registry = cluster.registry();
 
-        rwml.runToEnd("env-pretrain", "env run --env alfworld --agents 2 --episodes 30 --seed 1");
-        rwml.runToEnd("model-init", "model init --run " + RUN + " --size tiny --steps 150");
+        rwml.initTinyModel(RUN, 30);
         final Map<TopicPartition, Long> slice = endOffsets(bootstrap, TopicCatalog.TRANSITIONS);
 
         // The quick demo's settings: a d32 model needs partial credit (cosine 0.6) for its groups
@@ -389,7 +380,8 @@ class ByHandPipelineIT {
                     consumer.seek(tp, c.offset());
                 }
             }
-            return readToEnd(consumer, partitions, new ByteArrayDeserializer()).size();
+            return values(TestClients.readToEnd(consumer, partitions), new ByteArrayDeserializer())
+                    .size();
         }
     }
 
@@ -397,13 +389,8 @@ class ByHandPipelineIT {
             final String bootstrap, final String registry, final RunTopics topics) {
         final Deserializer<ModelVersion> manifests =
                 topics.models().valueSerde(EventSerdes.registryConfig(registry)).deserializer();
-        try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap)) {
-            final List<TopicPartition> partitions = partitions(consumer, topics.models().name());
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            return readToEnd(consumer, partitions, manifests).stream()
-                    .max(Comparator.comparingLong(ModelVersion::getVersion));
-        }
+        return readCommitted(bootstrap, topics.models().name(), manifests).stream()
+                .max(Comparator.comparingLong(ModelVersion::getVersion));
     }
 
     private static long latestVersion(

@@ -33,12 +33,11 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The pipeline's promise under process-level faults: the three stages, the cluster ({@code rwml
@@ -82,7 +81,9 @@ class ChaosIT {
     private final Random random = new Random(SEED);
     private final Map<String, Integer> incarnations = new HashMap<>();
     private final Map<String, Child> stages = new LinkedHashMap<>();
-    private RwmlProcesses rwml;
+
+    @RegisterExtension final RwmlProcesses rwml = new RwmlProcesses("chaos");
+
     private String bootstrap;
     private String registry;
     private int bursts;
@@ -91,16 +92,6 @@ class ChaosIT {
 
     /** One injected fault and how long the pipeline took to catch up after it. */
     private record Fault(String kind, Duration pause, Duration recovery) {}
-
-    @BeforeEach
-    void freshWorkDirectory() throws IOException {
-        rwml = new RwmlProcesses("chaos");
-    }
-
-    @AfterEach
-    void killEveryChild() {
-        rwml.close();
-    }
 
     @Test
     void shouldLoseNothingAndDuplicateNothingWhenProcessesDieAndTheClusterRestarts()
@@ -183,8 +174,7 @@ class ChaosIT {
         final RwmlProcesses.Cluster cluster = rwml.up("--run " + RUN);
         bootstrap = cluster.bootstrap();
         registry = cluster.registry();
-        rwml.runToEnd("env-pretrain", "env run --env alfworld --agents 2 --episodes 30 --seed 1");
-        rwml.runToEnd("model-init", "model init --run " + RUN + " --size tiny --steps 150");
+        rwml.initTinyModel(RUN, 30);
         pretraining = ids(transitions(), Transition::getTransitionId);
         for (final String stage : List.of("predict", "reward")) {
             for (int i = 1; i <= instances; i++) {

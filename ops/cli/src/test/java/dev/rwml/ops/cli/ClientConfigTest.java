@@ -1,6 +1,6 @@
 package dev.rwml.ops.cli;
 
-import static dev.rwml.ops.cli.RunFixtures.rwml;
+import static dev.rwml.ops.cli.CliRunner.rwml;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -128,7 +128,7 @@ class ClientConfigTest {
     void shouldReportARefusedKeyAsTheCommandsError() throws IOException {
         final Path file = clientConfig("group.id=mine\n");
 
-        final RunFixtures.Result r = rwml("dlq", "--run", "r1", "--client-config", file.toString());
+        final CliRunner.Result r = rwml("dlq", "--run", "r1", "--client-config", file.toString());
 
         assertThat(r.code()).isNotZero();
         assertThat(r.err()).contains("--client-config").contains("[group.id]");

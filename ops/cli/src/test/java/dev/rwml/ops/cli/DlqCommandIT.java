@@ -1,6 +1,6 @@
 package dev.rwml.ops.cli;
 
-import static dev.rwml.ops.cli.RunFixtures.rwml;
+import static dev.rwml.ops.cli.CliRunner.rwml;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -74,7 +74,7 @@ class DlqCommandIT {
 
     @Test
     void shouldListTheDeadLetterWithStageReasonSourceAndPayloadPreview() {
-        final RunFixtures.Result list = dlq("list");
+        final CliRunner.Result list = dlq("list");
 
         assertThat(list.code()).as(list.err()).isZero();
         assertThat(list.out())
@@ -86,7 +86,7 @@ class DlqCommandIT {
 
     @Test
     void shouldShowTheWholeLetterWithErrorKeyAndHeaders() {
-        final RunFixtures.Result show = dlq("show", "0");
+        final CliRunner.Result show = dlq("show", "0");
 
         assertThat(show.code()).as(show.err()).isZero();
         assertThat(show.out())
@@ -98,7 +98,7 @@ class DlqCommandIT {
 
     @Test
     void shouldCountTheDeadLetterInStatus() throws Exception {
-        final RunFixtures.Result status =
+        final CliRunner.Result status =
                 rwml(
                         "status",
                         "--run",
@@ -135,7 +135,7 @@ class DlqCommandIT {
             consumer.seekToEnd(partitions);
             partitions.forEach(consumer::position);
 
-            final RunFixtures.Result resend = dlq("resend", "--offset", "0");
+            final CliRunner.Result resend = dlq("resend", "--offset", "0");
 
             assertThat(resend.code()).as(resend.err()).isZero();
             assertThat(resend.out())
@@ -159,7 +159,7 @@ class DlqCommandIT {
 
     @Test
     void shouldSayHowToFindOffsetsWhenNoLetterIsThere() {
-        final RunFixtures.Result resend = dlq("resend", "--offset", "5");
+        final CliRunner.Result resend = dlq("resend", "--offset", "5");
 
         assertThat(resend.code()).isEqualTo(1);
         assertThat(resend.err())
@@ -167,7 +167,7 @@ class DlqCommandIT {
                 .contains("rwml dlq list");
     }
 
-    private static RunFixtures.Result dlq(final String... sub) {
+    private static CliRunner.Result dlq(final String... sub) {
         return RunFixtures.rwmlOnRun(KAFKA, "dlq", RUN, sub);
     }
 

@@ -1,5 +1,6 @@
 package dev.rwml.ops.cli;
 
+import static dev.rwml.ops.cli.CliRunner.rwml;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rwml.env.EnvironmentSource;
@@ -9,9 +10,8 @@ import dev.rwml.env.alfworld.AlfworldGames;
 import dev.rwml.env.alfworld.Grammar;
 import dev.rwml.env.alfworld.Split;
 import dev.rwml.env.produce.EpisodeClock;
+import dev.rwml.ops.cli.CliRunner.Result;
 import dev.rwml.ops.embedded.KafkaStack;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -19,7 +19,6 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * Runs {@code rwml env run} and {@code rwml env import} in-process against the embedded cluster.
@@ -30,19 +29,9 @@ class EnvCommandIT {
 
     @TempDir Path dir;
 
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
-
-    private int rwml(final String... args) {
-        final CommandLine cli = Rwml.commandLine();
-        cli.setOut(new PrintWriter(out));
-        cli.setErr(new PrintWriter(err));
-        return cli.execute(args);
-    }
-
     @Test
     void shouldPublishTheEpisodesTransitionsWhenRunFromTheCommandLine() {
-        final int code =
+        final Result result =
                 rwml(
                         "env",
                         "run",
@@ -64,7 +53,7 @@ class EnvCommandIT {
                         KAFKA.bootstrapServers(),
                         "--schema-registry-url",
                         KAFKA.schemaRegistryUrl());
-        assertThat(code).as(err.toString()).isZero();
+        assertThat(result.code()).as(result.err()).isZero();
 
         final EnvironmentSource source = AlfworldGames.source(Split.VALID_UNSEEN, Grammar.OLDER);
         final Instant base = Instant.parse("2026-01-01T00:00:00Z");
@@ -78,7 +67,7 @@ class EnvCommandIT {
                             .run(source, new RandomAgent(), "agent-" + n % 2, 9404, n)
                             .size();
         }
-        assertThat(out.toString())
+        assertThat(result.out())
                 .contains("rwml env run: published 3 episodes, " + expected + " transitions");
     }
 
@@ -90,7 +79,7 @@ class EnvCommandIT {
                         + "\"initial_observation\":\"o0\",\"steps\":[{\"action\":\"a\","
                         + "\"observation\":\"o1\",\"done\":true}]}";
         Files.write(file, List.of(ok, "{oops", ok.replace("cli-1", "cli-2")));
-        final int code =
+        final Result result =
                 rwml(
                         "env",
                         "import",
@@ -101,17 +90,16 @@ class EnvCommandIT {
                         KAFKA.bootstrapServers(),
                         "--schema-registry-url",
                         KAFKA.schemaRegistryUrl());
-        assertThat(code).as(err.toString()).isZero();
-        assertThat(err.toString()).contains("skipped line 2: not valid JSON");
-        assertThat(out.toString())
+        assertThat(result.code()).as(result.err()).isZero();
+        assertThat(result.err()).contains("skipped line 2: not valid JSON");
+        assertThat(result.out())
                 .contains("rwml env import: imported 2 episodes / 2 transitions, skipped 1 line");
     }
 
     @Test
     void shouldExplainAnUnknownPolicy() {
-        final int code = rwml("env", "run", "--env", "retail", "--policy", "greedy");
-        assertThat(code).isEqualTo(2);
-        assertThat(err.toString())
-                .contains("unknown policy 'greedy'; use expert, random or epsilon");
+        final Result result = rwml("env", "run", "--env", "retail", "--policy", "greedy");
+        assertThat(result.code()).isEqualTo(2);
+        assertThat(result.err()).contains("unknown policy 'greedy'; use expert, random or epsilon");
     }
 }

@@ -20,7 +20,6 @@ import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.scoring.group.SubsamplePolicy;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.HashMap;
@@ -32,11 +31,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The paper's difficulty filter as users run it: {@code rwml filter} and {@code rwml predict --set
@@ -55,23 +53,12 @@ class FilterStageIT {
     private static final Duration CAUGHT_UP = Duration.ofMinutes(4);
     private static final Duration STOP = Duration.ofSeconds(60);
 
-    private RwmlProcesses rwml;
-
-    @BeforeEach
-    void freshWorkDirectory() throws IOException {
-        rwml = new RwmlProcesses("filter-stage");
-    }
-
-    @AfterEach
-    void killEveryChild() {
-        rwml.close();
-    }
+    @RegisterExtension final RwmlProcesses rwml = new RwmlProcesses("filter-stage");
 
     @Test
     void shouldJudgeEachTransitionOnceAndPredictOnlyWhatTheFilterKept() throws Exception {
         final RwmlProcesses.Cluster cluster = rwml.up("--run " + RUN);
-        rwml.runToEnd("env-pretrain", "env run --env alfworld --agents 2 --episodes 30 --seed 1");
-        rwml.runToEnd("model-init", "model init --run " + RUN + " --size tiny --steps 150");
+        rwml.initTinyModel(RUN, 30);
         final Map<TopicPartition, Long> slice =
                 endOffsets(cluster.bootstrap(), TopicCatalog.TRANSITIONS);
 

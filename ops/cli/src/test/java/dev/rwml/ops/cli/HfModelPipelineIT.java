@@ -19,11 +19,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A user's own Hugging Face checkpoint through the whole pipeline, each command its own process as
@@ -50,17 +49,7 @@ class HfModelPipelineIT {
     /** Enough for the tiny model to close the tags in most samples at temperature 1. */
     private static final int SFT_STEPS = 80;
 
-    private RwmlProcesses rwml;
-
-    @BeforeEach
-    void freshWorkDirectory() throws Exception {
-        rwml = new RwmlProcesses("hf-model-pipeline");
-    }
-
-    @AfterEach
-    void killEveryChild() {
-        rwml.close();
-    }
+    @RegisterExtension final RwmlProcesses rwml = new RwmlProcesses("hf-model-pipeline");
 
     @Test
     void shouldInitFromAHuggingFaceCheckpointAndPublishVersionOneInItsFormat() throws Exception {

@@ -1,18 +1,17 @@
 package dev.rwml.ops.cli;
 
+import static dev.rwml.ops.cli.CliRunner.rwml;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.rwml.ops.cli.CliRunner.Result;
 import dev.rwml.worldmodel.hf.HfFixtures;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import picocli.CommandLine;
 
 /**
  * {@code rwml model logits} against the golden logits of the world-model test fixtures ({@code
@@ -22,16 +21,6 @@ import picocli.CommandLine;
 class ModelLogitsCommandTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
-
-    private int run(final String... args) {
-        final CommandLine cli = Rwml.commandLine();
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        return cli.execute(args);
-    }
 
     @ParameterizedTest
     @ValueSource(strings = {"qwen2-tiny", "llama-tiny"})
@@ -43,18 +32,17 @@ class ModelLogitsCommandTest {
         final List<String> ids = new ArrayList<>();
         sequence.forEach(id -> ids.add(id.asText()));
 
-        assertThat(
-                        run(
-                                "model",
-                                "logits",
-                                "--hf",
-                                dir.toString(),
-                                "--ids",
-                                String.join(",", ids),
-                                "--json"))
-                .as(err.toString())
-                .isZero();
-        final JsonNode printed = JSON.readTree(out.toString());
+        final Result json =
+                rwml(
+                        "model",
+                        "logits",
+                        "--hf",
+                        dir.toString(),
+                        "--ids",
+                        String.join(",", ids),
+                        "--json");
+        assertThat(json.code()).as(json.err()).isZero();
+        final JsonNode printed = JSON.readTree(json.out());
         assertThat(printed.get("ids").size()).isEqualTo(ids.size());
         final JsonNode golden = expected.get("logits").get(1);
         double maxDiff = 0;
@@ -71,19 +59,18 @@ class ModelLogitsCommandTest {
         }
         assertThat(maxDiff).isLessThan(1e-4);
 
-        out.getBuffer().setLength(0);
-        assertThat(
-                        run(
-                                "model",
-                                "logits",
-                                "--hf",
-                                dir.toString(),
-                                "--ids",
-                                String.join(",", ids),
-                                "--top",
-                                "1"))
-                .isZero();
-        final String[] lines = out.toString().split("\n");
+        final Result top =
+                rwml(
+                        "model",
+                        "logits",
+                        "--hf",
+                        dir.toString(),
+                        "--ids",
+                        String.join(",", ids),
+                        "--top",
+                        "1");
+        assertThat(top.code()).isZero();
+        final String[] lines = top.out().split("\n");
         assertThat(lines[0]).contains(ids.size() + " positions");
         for (int t = 0; t < golden.size(); t++) {
             int best = 0;
@@ -99,18 +86,12 @@ class ModelLogitsCommandTest {
 
     @org.junit.jupiter.api.Test
     void shouldRefuseAnIdOutsideTheVocabulary() {
-        assertThat(
-                        run(
-                                "model",
-                                "logits",
-                                "--hf",
-                                HfFixtures.checkpoint("qwen2-tiny").toString(),
-                                "--ids",
-                                "5,384"))
-                .isEqualTo(2);
-        assertThat(err.toString()).contains("token id 384 is outside the vocabulary of 384");
-        assertThat(run("model", "logits", "--hf", HfFixtures.checkpoint("qwen2-tiny").toString()))
-                .isEqualTo(2);
-        assertThat(err.toString()).contains("give exactly one of --ids and --text");
+        final String hf = HfFixtures.checkpoint("qwen2-tiny").toString();
+        final Result outside = rwml("model", "logits", "--hf", hf, "--ids", "5,384");
+        assertThat(outside.code()).isEqualTo(2);
+        assertThat(outside.err()).contains("token id 384 is outside the vocabulary of 384");
+        final Result neither = rwml("model", "logits", "--hf", hf);
+        assertThat(neither.code()).isEqualTo(2);
+        assertThat(neither.err()).contains("give exactly one of --ids and --text");
     }
 }

@@ -6,9 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.rwml.events.DeadLetter;
 import dev.rwml.events.PredictionGroup;
-import dev.rwml.events.PredictionSample;
 import dev.rwml.events.RewardedGroup;
-import dev.rwml.events.RewardedSample;
 import dev.rwml.events.Transition;
 import dev.rwml.events.TransitionDifficulty;
 import dev.rwml.events.Turn;
@@ -41,17 +39,21 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.avro.Schema;
 import org.apache.avro.specific.SpecificRecord;
+import org.apache.avro.specific.SpecificRecordBase;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -66,12 +68,16 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Bad input from programs we did not write (issue 12): every poison kind is sent to each stage's
@@ -80,12 +86,13 @@ import org.junit.jupiter.api.io.TempDir;
  * be dead-lettered by each stage that reads it, with a reason that says what was wrong, the good
  * record after it must come through every stage, and nothing else may be lost.
  *
- * <p>All poison records are sent in one go and checked once, so the whole test stays short. It
- * writes the measured table (kind x stage -> outcome) to {@code target/poison-inputs.md}; the "Bad
- * input" table of docs/operations.md is that file.
+ * <p>All poison records are sent in one go over one cluster and one set of stages, so the class
+ * stays short; each kind is then checked as its own test. After the last one the class writes the
+ * measured table (kind x stage -> outcome) to {@code target/poison-inputs.md}; the "Bad input"
+ * table of docs/operations.md is that file.
  */
 @Tag("system")
-@Timeout(value = 8, unit = TimeUnit.MINUTES)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PoisonInputsIT {
 
     @RegisterExtension static final KafkaStack KAFKA = KafkaStack.embedded();
@@ -121,33 +128,34 @@ class PoisonInputsIT {
     /** One poison record as sent. */
     record Sent(String kind, String topic, String key, int partition, long offset) {}
 
-    @TempDir Path dir;
-
     private final List<AutoCloseable> stages = new ArrayList<>();
     private final List<Sent> sent = new ArrayList<>();
     private final Map<String, String> registry =
             Map.of("schema.registry.url", KAFKA.schemaRegistryUrl());
     private KafkaProducer<byte[], byte[]> producer;
 
-    @AfterEach
-    void stopStages() throws Exception {
-        for (int i = stages.size() - 1; i >= 0; i--) {
-            stages.get(i).close();
-        }
-        if (producer != null) {
-            producer.close();
-        }
-    }
+    // What the poison run measured, for the tests and the table.
+    private long started;
+    private long tookMs = -1;
+    private String incompatible;
+    private Transition warmUp;
+    private Transition good;
+    private long goodRewardOffset = -1;
+    private Map<String, Map<Column, String>> measured;
 
-    @Test
-    void shouldDeadLetterEachPoisonKindWithItsReasonAndProcessTheGoodRecordAfterIt()
-            throws Exception {
-        final long started = System.nanoTime();
+    /**
+     * Starts the four stages, sends a good transition, every poison kind to every topic, then
+     * another good transition, and waits until every stage has caught up with its inputs.
+     */
+    @BeforeAll
+    @Timeout(value = 8, unit = TimeUnit.MINUTES)
+    void sendEveryPoisonKindBetweenTwoGoodTransitions(@TempDir final Path dir) throws Exception {
+        started = System.nanoTime();
         final String bs = KAFKA.bootstrapServers();
         final String sr = KAFKA.schemaRegistryUrl();
         RunFixtures.ensureRunTopics(bs, RUN);
         assertThat(
-                        RunFixtures.rwml(
+                        CliRunner.rwml(
                                         "env",
                                         "run",
                                         "--env",
@@ -164,8 +172,8 @@ class PoisonInputsIT {
                                         sr)
                                 .code())
                 .isZero();
-        final RunFixtures.Result init =
-                RunFixtures.rwml(
+        final CliRunner.Result init =
+                CliRunner.rwml(
                         "model",
                         "init",
                         "--run",
@@ -184,11 +192,11 @@ class PoisonInputsIT {
         assertThat(slice).hasSizeGreaterThan(20);
         producer = rawProducer();
 
-        startStages();
+        startStages(dir);
 
         // A first good transition through every stage: its group and rewarded group are the
         // well-formed bases the poison predictions and rewards are mutated from.
-        final Transition warmUp = withId(slice.get(0), "alfworld/poison-warm-up/0");
+        warmUp = withId(slice.get(0), "alfworld/poison-warm-up/0");
         sendGood(TopicCatalog.TRANSITIONS, warmUp);
         final PredictionGroup baseGroup =
                 awaitOne(
@@ -210,67 +218,101 @@ class PoisonInputsIT {
         // not predicted (it starts after version 0's slice): only the mutation can be wrong.
         sendPoisonPredictions(baseGroup, slice.subList(2, slice.size()));
         sendPoisonRewards(baseReward);
-        final String incompatible = registerIncompatibleTransitionSchema();
+        incompatible = registerIncompatibleTransitionSchema();
 
-        long goodRewardOffset = -1;
-        long tookMs = -1;
-        final Transition good = withId(slice.get(1), "alfworld/poison-good/0");
+        good = withId(slice.get(1), "alfworld/poison-good/0");
+        sendGood(TopicCatalog.TRANSITIONS, good);
+
+        awaitOne(
+                TOPICS.difficulty().name(),
+                TransitionDifficulty.class,
+                good.getTransitionId(),
+                TransitionDifficulty::getTransitionId);
+        awaitOne(
+                TOPICS.predictions().name(),
+                PredictionGroup.class,
+                good.getTransitionId(),
+                PredictionGroup::getTransitionId);
+        goodRewardOffset =
+                awaitOffset(
+                        TOPICS.rewards().name(),
+                        RewardedGroup.class,
+                        good.getTransitionId(),
+                        RewardedGroup::getTransitionId);
+        await("every stage caught up with its inputs")
+                .atMost(WAIT)
+                .pollInterval(Duration.ofSeconds(2))
+                .until(this::allCaughtUp);
+        tookMs = (System.nanoTime() - beforePoison) / 1_000_000;
+        measured = table();
+    }
+
+    /** Writes the measured table once every case ran (or the run failed), then stops the stages. */
+    @AfterAll
+    void writeTheTableAndStopTheStages() throws Exception {
         try {
-            sendGood(TopicCatalog.TRANSITIONS, good);
-
-            awaitOne(
-                    TOPICS.difficulty().name(),
-                    TransitionDifficulty.class,
-                    good.getTransitionId(),
-                    TransitionDifficulty::getTransitionId);
-            awaitOne(
-                    TOPICS.predictions().name(),
-                    PredictionGroup.class,
-                    good.getTransitionId(),
-                    PredictionGroup::getTransitionId);
-            goodRewardOffset =
-                    awaitOffset(
-                            TOPICS.rewards().name(),
-                            RewardedGroup.class,
-                            good.getTransitionId(),
-                            RewardedGroup::getTransitionId);
-            await("every stage caught up with its inputs")
-                    .atMost(WAIT)
-                    .pollInterval(Duration.ofSeconds(2))
-                    .until(this::allCaughtUp);
-            tookMs = (System.nanoTime() - beforePoison) / 1_000_000;
-
-        } finally {
-            final Map<String, Map<Column, String>> table = table();
             final String markdown =
                     markdown(
-                            table, incompatible, tookMs, (System.nanoTime() - started) / 1_000_000);
+                            table(),
+                            incompatible,
+                            tookMs,
+                            (System.nanoTime() - started) / 1_000_000);
             Files.createDirectories(Path.of("target"));
             Files.writeString(Path.of("target", "poison-inputs.md"), markdown);
             System.out.println(markdown);
+        } finally {
+            for (int i = stages.size() - 1; i >= 0; i--) {
+                stages.get(i).close();
+            }
+            if (producer != null) {
+                producer.close();
+            }
         }
-        assertThat(goodRewardOffset).isNotNegative();
-        final Map<String, Map<Column, String>> measured = table();
+    }
+
+    static Stream<String> poisonKinds() {
+        return EXPECTED.keySet().stream();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("poisonKinds")
+    void shouldComeToTheExpectedOutcomeInEveryStageThatReadsIt(final String kind) {
+        final Map<Column, String> row = measured.getOrDefault(kind, Map.of());
         final List<String> wrong = new ArrayList<>();
-        EXPECTED.forEach(
-                (kind, columns) ->
-                        columns.forEach(
-                                (column, pattern) -> {
-                                    final String cell =
-                                            measured.getOrDefault(kind, Map.of())
-                                                    .getOrDefault(column, "not sent");
-                                    if (!Pattern.compile(pattern).matcher(cell).find()) {
-                                        wrong.add(
-                                                kind
-                                                        + " / "
-                                                        + column.title()
-                                                        + ": expected /"
-                                                        + pattern
-                                                        + "/, got: "
-                                                        + cell);
-                                    }
-                                }));
+        EXPECTED.get(kind)
+                .forEach(
+                        (column, pattern) -> {
+                            final String cell = row.getOrDefault(column, "not sent");
+                            if (!Pattern.compile(pattern).matcher(cell).find()) {
+                                wrong.add(
+                                        kind
+                                                + " / "
+                                                + column.title()
+                                                + ": expected /"
+                                                + pattern
+                                                + "/, got: "
+                                                + cell);
+                            }
+                        });
         assertThat(wrong).as("outcomes that differ from the expected ones").isEmpty();
+    }
+
+    @Test
+    void shouldPassTheGoodTransitionAfterThePoisonThroughEveryStageOnce() {
+        assertThat(goodRewardOffset).isNotNegative();
+        assertThat(
+                        values(
+                                        read(
+                                                TOPICS.predictions().name(),
+                                                deserializer(PredictionGroup.class)))
+                                .stream()
+                                .filter(g -> g.getTransitionId().equals(good.getTransitionId())))
+                .as("the good transition predicted once")
+                .hasSize(1);
+    }
+
+    @Test
+    void shouldDeadLetterNeitherGoodTransition() {
         final List<DeadLetter> letters =
                 values(read(TOPICS.deadLetters().name(), deserializer(DeadLetter.class)));
         assertThat(letters)
@@ -285,15 +327,10 @@ class PoisonInputsIT {
                                                                         l.getOriginalKey()
                                                                                 .duplicate())
                                                                 .toString()));
-        assertThat(
-                        values(
-                                        read(
-                                                TOPICS.predictions().name(),
-                                                deserializer(PredictionGroup.class)))
-                                .stream()
-                                .filter(g -> g.getTransitionId().equals(good.getTransitionId())))
-                .as("the good transition predicted once")
-                .hasSize(1);
+    }
+
+    @Test
+    void shouldRefuseATransitionSchemaThatChangesAFieldsType() {
         assertThat(incompatibleRefusal)
                 .as("registering a Transition schema whose step is a string")
                 .isNotNull();
@@ -400,7 +437,7 @@ class PoisonInputsIT {
 
     // ---- stages ----
 
-    private void startStages() {
+    private void startStages(final Path dir) {
         final String bs = KAFKA.bootstrapServers();
         final String sr = KAFKA.schemaRegistryUrl();
         stages.add(
@@ -494,150 +531,86 @@ class PoisonInputsIT {
 
     private void sendPoisonPredictions(
             final PredictionGroup template, final List<Transition> joinable) {
-        final String topic = TOPICS.predictions().name();
-        final Map<String, String> ids = new HashMap<>();
-        final int[] next = {0};
-        final Function<String, PredictionGroup> base =
-                kind -> {
-                    final String id = joinable.get(next[0]++).getTransitionId();
-                    ids.put(kind, id);
-                    return PredictionGroup.newBuilder(template).setTransitionId(id).build();
-                };
-        sendCommon(topic, base.andThen(g -> serialize(topic, g)), PredictionGroup.class);
+        final Iterator<Transition> next = joinable.iterator();
+        sendPoisonGroups(
+                TOPICS.predictions().name(),
+                PredictionGroup.class,
+                kind ->
+                        PredictionGroup.newBuilder(template)
+                                .setTransitionId(next.next().getTransitionId())
+                                .build(),
+                (g, text) -> g.getSamples().get(0).setPredictedNextState(text));
+    }
+
+    private void sendPoisonRewards(final RewardedGroup template) {
+        sendPoisonGroups(
+                TOPICS.rewards().name(),
+                RewardedGroup.class,
+                kind -> RewardedGroup.newBuilder(template).setTransitionId(id(kind)).build(),
+                RewardedGroup::setObservedNextState);
+    }
+
+    /**
+     * The poison of the two group topics, written once: prediction and rewarded groups name their
+     * samples, log-probs, token ids and model version alike. {@code base} makes a well-formed group
+     * (a copy) for a kind; {@code text} sets the free text the stages check, a sample's predicted
+     * state or the observed one.
+     */
+    private <G extends SpecificRecordBase> void sendPoisonGroups(
+            final String topic,
+            final Class<G> type,
+            final Function<String, G> base,
+            final BiConsumer<G, String> text) {
+        sendCommon(topic, base.andThen(g -> serialize(topic, g)), type);
         send(
                 "key disagrees with transitionId",
                 topic,
                 "alfworld/someone-else/0",
                 serialize(topic, base.apply("key disagrees with transitionId")));
         for (final Map.Entry<String, Float> bad : BAD_LOGPROBS.entrySet()) {
-            final PredictionGroup g = base.apply(bad.getKey());
-            g.getSamples()
-                    .set(
-                            0,
-                            PredictionSample.newBuilder(g.getSamples().get(0))
-                                    .setLogprobs(
-                                            replaceFirst(
-                                                    g.getSamples().get(0).getLogprobs(),
-                                                    bad.getValue()))
-                                    .build());
+            final G g = base.apply(bad.getKey());
+            final SpecificRecordBase first = firstSample(g);
+            first.put("logprobs", replaceFirst(field(first, "logprobs"), bad.getValue()));
             sendValue(bad.getKey(), topic, g);
         }
-        final PredictionGroup vocab = base.apply("token ids outside the vocabulary");
-        vocab.getSamples()
-                .set(
-                        0,
-                        PredictionSample.newBuilder(vocab.getSamples().get(0))
-                                .setTokenIds(
-                                        replaceFirstInt(
-                                                vocab.getSamples().get(0).getTokenIds(), 1_000_000))
-                                .build());
+        final G vocab = base.apply("token ids outside the vocabulary");
+        final SpecificRecordBase first = firstSample(vocab);
+        first.put("tokenIds", replaceFirst(field(first, "tokenIds"), 1_000_000));
         sendValue("token ids outside the vocabulary", topic, vocab);
-        final PredictionGroup empty = base.apply("empty samples list");
-        empty.setSamples(new ArrayList<>());
+        final G empty = base.apply("empty samples list");
+        empty.put("samples", new ArrayList<>());
         sendValue("empty samples list", topic, empty);
-        final PredictionGroup size = base.apply("group size other than G");
-        final List<PredictionSample> three = new ArrayList<>(size.getSamples());
+        final G size = base.apply("group size other than G");
+        final List<Object> three = new ArrayList<>(field(size, "samples"));
         three.add(three.get(0));
-        size.setSamples(three);
+        size.put("samples", three);
         sendValue("group size other than G", topic, size);
-        final PredictionGroup newer = base.apply("model version newer than any published");
-        newer.setModelVersion(99L);
+        final G newer = base.apply("model version newer than any published");
+        newer.put("modelVersion", 99L);
         sendValue("model version newer than any published", topic, newer);
-        final PredictionGroup huge = base.apply("10 MB observation");
-        huge.getSamples()
-                .set(
-                        0,
-                        PredictionSample.newBuilder(huge.getSamples().get(0))
-                                .setPredictedNextState("a ".repeat(TEN_MB / 2))
-                                .build());
+        final G huge = base.apply("10 MB observation");
+        text.accept(huge, "a ".repeat(TEN_MB / 2));
         sendValue("10 MB observation", topic, huge);
-        final PredictionGroup control = base.apply("control characters only");
-        control.getSamples()
-                .set(
-                        0,
-                        PredictionSample.newBuilder(control.getSamples().get(0))
-                                .setPredictedNextState("\u0001\u0002\u0003\u0007\u001b")
-                                .build());
+        final G control = base.apply("control characters only");
+        text.accept(control, "\u0001\u0002\u0003\u0007\u001b");
         sendValue("control characters only", topic, control);
-        final PredictionGroup invalid = base.apply("invalid UTF-8");
-        invalid.getSamples()
-                .set(
-                        0,
-                        PredictionSample.newBuilder(invalid.getSamples().get(0))
-                                .setPredictedNextState(MARKER)
-                                .build());
-        sendRaw(
-                "invalid UTF-8",
-                topic,
-                invalid.getTransitionId(),
-                invalidUtf8(serialize(topic, invalid)));
-        final PredictionGroup dup = base.apply("duplicate transition id");
+        final G invalid = base.apply("invalid UTF-8");
+        text.accept(invalid, MARKER);
+        sendRaw("invalid UTF-8", topic, key(invalid), invalidUtf8(serialize(topic, invalid)));
+        final G dup = base.apply("duplicate transition id");
         sendValue("duplicate transition id", topic, dup);
         sendValue("duplicate transition id", topic, dup);
         producer.flush();
     }
 
-    private void sendPoisonRewards(final RewardedGroup template) {
-        final String topic = TOPICS.rewards().name();
-        final Function<String, RewardedGroup> base =
-                kind -> RewardedGroup.newBuilder(template).setTransitionId(id(kind)).build();
-        sendCommon(topic, base.andThen(g -> serialize(topic, g)), RewardedGroup.class);
-        send(
-                "key disagrees with transitionId",
-                topic,
-                "alfworld/someone-else/0",
-                serialize(topic, base.apply("key disagrees with transitionId")));
-        for (final Map.Entry<String, Float> bad : BAD_LOGPROBS.entrySet()) {
-            final RewardedGroup g = base.apply(bad.getKey());
-            g.getSamples()
-                    .set(
-                            0,
-                            RewardedSample.newBuilder(g.getSamples().get(0))
-                                    .setLogprobs(
-                                            replaceFirst(
-                                                    g.getSamples().get(0).getLogprobs(),
-                                                    bad.getValue()))
-                                    .build());
-            sendValue(bad.getKey(), topic, g);
-        }
-        final RewardedGroup vocab = base.apply("token ids outside the vocabulary");
-        vocab.getSamples()
-                .set(
-                        0,
-                        RewardedSample.newBuilder(vocab.getSamples().get(0))
-                                .setTokenIds(
-                                        replaceFirstInt(
-                                                vocab.getSamples().get(0).getTokenIds(), 1_000_000))
-                                .build());
-        sendValue("token ids outside the vocabulary", topic, vocab);
-        final RewardedGroup empty = base.apply("empty samples list");
-        empty.setSamples(new ArrayList<>());
-        sendValue("empty samples list", topic, empty);
-        final RewardedGroup size = base.apply("group size other than G");
-        final List<RewardedSample> three = new ArrayList<>(size.getSamples());
-        three.add(three.get(0));
-        size.setSamples(three);
-        sendValue("group size other than G", topic, size);
-        final RewardedGroup newer = base.apply("model version newer than any published");
-        newer.setModelVersion(99L);
-        sendValue("model version newer than any published", topic, newer);
-        final RewardedGroup huge = base.apply("10 MB observation");
-        huge.setObservedNextState("a ".repeat(TEN_MB / 2));
-        sendValue("10 MB observation", topic, huge);
-        final RewardedGroup control = base.apply("control characters only");
-        control.setObservedNextState("\u0001\u0002\u0003\u0007\u001b");
-        sendValue("control characters only", topic, control);
-        final RewardedGroup invalid = base.apply("invalid UTF-8");
-        invalid.setObservedNextState(MARKER);
-        sendRaw(
-                "invalid UTF-8",
-                topic,
-                invalid.getTransitionId(),
-                invalidUtf8(serialize(topic, invalid)));
-        final RewardedGroup dup = base.apply("duplicate transition id");
-        sendValue("duplicate transition id", topic, dup);
-        sendValue("duplicate transition id", topic, dup);
-        producer.flush();
+    private static SpecificRecordBase firstSample(final SpecificRecordBase group) {
+        return PoisonInputsIT.<SpecificRecordBase>field(group, "samples").get(0);
+    }
+
+    /** A list field of a generated record, read by name (the two group types share no type). */
+    @SuppressWarnings("unchecked")
+    private static <T> List<T> field(final SpecificRecordBase record, final String name) {
+        return (List<T>) record.get(name);
     }
 
     private static final Map<String, Float> BAD_LOGPROBS = new LinkedHashMap<>();
@@ -802,13 +775,16 @@ class PoisonInputsIT {
     }
 
     private void sendValue(final String kind, final String topic, final SpecificRecord value) {
-        final String key =
-                value instanceof Transition t
-                        ? t.getTransitionId()
-                        : value instanceof PredictionGroup p
-                                ? p.getTransitionId()
-                                : ((RewardedGroup) value).getTransitionId();
-        send(kind, topic, key, serialize(topic, value));
+        send(kind, topic, key(value), serialize(topic, value));
+    }
+
+    /** The key a well-behaved producer gives {@code value}: its transition id. */
+    private static String key(final SpecificRecord value) {
+        return value instanceof Transition t
+                ? t.getTransitionId()
+                : value instanceof PredictionGroup p
+                        ? p.getTransitionId()
+                        : ((RewardedGroup) value).getTransitionId();
     }
 
     private void sendRaw(
@@ -848,14 +824,8 @@ class PoisonInputsIT {
         return new KafkaProducer<>(p);
     }
 
-    private static List<Float> replaceFirst(final List<Float> values, final float value) {
-        final List<Float> out = new ArrayList<>(values);
-        out.set(0, value);
-        return out;
-    }
-
-    private static List<Integer> replaceFirstInt(final List<Integer> values, final int value) {
-        final List<Integer> out = new ArrayList<>(values);
+    private static <T> List<T> replaceFirst(final List<T> values, final T value) {
+        final List<T> out = new ArrayList<>(values);
         out.set(0, value);
         return out;
     }
@@ -874,24 +844,18 @@ class PoisonInputsIT {
                         KAFKA.bootstrapServers(),
                         new StringDeserializer(),
                         new ByteArrayDeserializer())) {
-            final List<TopicPartition> partitions =
-                    TestClients.assignFromBeginning(consumer, topic);
-            final Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
             final List<ConsumerRecord<String, V>> out = new ArrayList<>();
-            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-                for (final ConsumerRecord<String, byte[]> r :
-                        consumer.poll(Duration.ofMillis(200))) {
-                    final V value;
-                    try {
-                        value = r.value() == null ? null : values.deserialize(topic, r.value());
-                    } catch (RuntimeException poison) {
-                        continue;
-                    }
-                    if (value != null) {
-                        out.add(
-                                new ConsumerRecord<>(
-                                        r.topic(), r.partition(), r.offset(), r.key(), value));
-                    }
+            for (final ConsumerRecord<String, byte[]> r : TestClients.readToEnd(consumer, topic)) {
+                final V value;
+                try {
+                    value = r.value() == null ? null : values.deserialize(topic, r.value());
+                } catch (RuntimeException poison) {
+                    continue;
+                }
+                if (value != null) {
+                    out.add(
+                            new ConsumerRecord<>(
+                                    r.topic(), r.partition(), r.offset(), r.key(), value));
                 }
             }
             return out;

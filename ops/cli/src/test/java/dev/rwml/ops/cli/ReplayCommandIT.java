@@ -81,8 +81,8 @@ class ReplayCommandIT {
         final Map<Integer, Long> until = ends(bootstrap);
         produce(bootstrap, registry, 1, 13);
 
-        final RunFixtures.Result result =
-                RunFixtures.rwml(
+        final CliRunner.Result result =
+                CliRunner.rwml(
                         "replay",
                         "--run",
                         RUN,

@@ -14,8 +14,6 @@ import dev.rwml.ops.embedded.KafkaStack;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,28 +25,14 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
-import picocli.CommandLine;
 
-/** Topics, manifests and rewarded groups of a test run, and the command run in-process. */
+/** Topics, manifests and rewarded groups of a test run, and the command run on it in-process. */
 final class RunFixtures {
 
     private RunFixtures() {}
 
-    /** The output of one in-process {@code rwml} invocation. */
-    record Result(int code, String out, String err) {}
-
-    static Result rwml(final String... args) {
-        final StringWriter out = new StringWriter();
-        final StringWriter err = new StringWriter();
-        final CommandLine cli = Rwml.commandLine();
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        final int code = cli.execute(args);
-        return new Result(code, out.toString(), err.toString());
-    }
-
     /** {@code rwml <command> --run <run>} on the stack's cluster, then {@code more} arguments. */
-    static Result rwmlOnRun(
+    static CliRunner.Result rwmlOnRun(
             final KafkaStack kafka, final String command, final String run, final String... more) {
         final List<String> args =
                 new ArrayList<>(
@@ -61,7 +45,7 @@ final class RunFixtures {
                                 "--schema-registry-url",
                                 kafka.schemaRegistryUrl()));
         args.addAll(List.of(more));
-        return rwml(args.toArray(String[]::new));
+        return CliRunner.rwml(args.toArray(String[]::new));
     }
 
     static void ensureRunTopics(final String bootstrap, final String run) {

@@ -26,14 +26,18 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.Deserializer;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Runs {@code ./rwml} commands as child processes, as a user starts them, for the tests that check
  * the stages each in its own process: one work directory under {@code target/<name>/} per test (it
  * stays after the test for diagnosis), the children's output in {@code <child>.out} and {@code
- * <child>.err}, whose tails assertion messages show; closing it kills every child still running.
+ * <child>.err}, whose tails assertion messages show. Registered as an extension of a test class, it
+ * makes the work directory afresh before each test and kills every child still running after it.
  */
-final class RwmlProcesses implements AutoCloseable {
+final class RwmlProcesses implements BeforeEachCallback, AfterEachCallback {
 
     /** Two slow cores also run the build: starting the broker and registry takes a while. */
     static final Duration CLUSTER_START = Duration.ofMinutes(2);
@@ -44,9 +48,10 @@ final class RwmlProcesses implements AutoCloseable {
     private static final int TAIL_CHARS = 6_000;
 
     private final List<Child> children = new ArrayList<>();
-    private final Path root;
-    private final Path work;
-    private final Path data;
+    private final String name;
+    private Path root;
+    private Path work;
+    private Path data;
 
     /** A child process, the files its output goes to, and its log file once it writes one. */
     record Child(String name, Process process, Path out, Path err, Path log) {
@@ -68,8 +73,14 @@ final class RwmlProcesses implements AutoCloseable {
     /** The addresses a running {@code rwml up} wrote to its cluster file. */
     record Cluster(Child up, String bootstrap, String registry) {}
 
+    /** Children that run in the work directory {@code target/<name>/}. */
+    RwmlProcesses(final String name) {
+        this.name = name;
+    }
+
     /** A fresh work directory {@code target/<name>/} with an empty data directory. */
-    RwmlProcesses(final String name) throws IOException {
+    @Override
+    public void beforeEach(final ExtensionContext context) throws IOException {
         root = repositoryRoot();
         assertThat(root.resolve("ops/cli/target/rwml.jar"))
                 .as("the packaged command (mvn package builds it before integration tests)")
@@ -138,6 +149,18 @@ final class RwmlProcesses implements AutoCloseable {
                         data.resolve("logs").resolve(command.get(1) + ".log"));
         children.add(child);
         return child;
+    }
+
+    /**
+     * Publishes {@code episodes} ALFWorld episodes ({@code env run}, seed 1) and initialises
+     * version 0 of {@code run} on them ({@code model init}, the tiny model, 150 steps): the first
+     * two steps of the walkthrough in docs/operations.md, at test size.
+     */
+    void initTinyModel(final String run, final int episodes) throws Exception {
+        runToEnd(
+                "env-pretrain",
+                "env run --env alfworld --agents 2 --episodes " + episodes + " --seed 1");
+        runToEnd("model-init", "model init --run " + run + " --size tiny --steps 150");
     }
 
     /** Runs a command that ends by itself and expects exit 0 within {@link #COMMAND}. */
@@ -233,7 +256,7 @@ final class RwmlProcesses implements AutoCloseable {
 
     /** Kills every child still running (and what it started) and waits for them. */
     @Override
-    public void close() {
+    public void afterEach(final ExtensionContext context) {
         for (final Child child : children) {
             child.process().descendants().forEach(ProcessHandle::destroyForcibly);
             child.process().destroyForcibly();
@@ -259,10 +282,7 @@ final class RwmlProcesses implements AutoCloseable {
     static <V> List<V> readCommitted(
             final String bootstrap, final String topic, final Deserializer<V> values) {
         try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap)) {
-            final List<TopicPartition> partitions = partitions(consumer, topic);
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            return readToEnd(consumer, partitions, values);
+            return values(TestClients.readToEnd(consumer, topic), values);
         }
     }
 
@@ -291,23 +311,13 @@ final class RwmlProcesses implements AutoCloseable {
                 .toList();
     }
 
-    /** The values from each partition's position up to its end offset now (nulls skipped). */
-    static <V> List<V> readToEnd(
-            final KafkaConsumer<byte[], byte[]> consumer,
-            final List<TopicPartition> partitions,
-            final Deserializer<V> values) {
-        final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
-        final List<V> read = new ArrayList<>();
-        final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (partitions.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
-            assertThat(System.nanoTime()).as("read up to %s in 30 s", ends).isLessThan(deadline);
-            for (final ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                if (r.value() != null) {
-                    read.add(values.deserialize(r.topic(), r.value()));
-                }
-            }
-        }
-        return read;
+    /** The values of {@code records}, decoded (nulls skipped). */
+    static <V> List<V> values(
+            final List<ConsumerRecord<byte[], byte[]>> records, final Deserializer<V> values) {
+        return records.stream()
+                .filter(r -> r.value() != null)
+                .map(r -> values.deserialize(r.topic(), r.value()))
+                .toList();
     }
 
     private static Path repositoryRoot() {

@@ -6,8 +6,6 @@ import static org.awaitility.Awaitility.await;
 import dev.rwml.ops.embedded.TestClients;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -22,6 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -103,13 +102,10 @@ class RwmlUpIT {
         assertThat(ClusterOptions.readClusterFile(tmp))
                 .containsEntry(ClusterOptions.BOOTSTRAP_KEY, bootstrap)
                 .containsEntry(ClusterOptions.REGISTRY_KEY, registry);
-        final StringWriter out = new StringWriter();
-        final int exit =
-                Rwml.commandLine()
-                        .setOut(new PrintWriter(out))
-                        .execute("models", "list", "--run", "cli-it", "--data-dir", tmp.toString());
-        assertThat(exit).isZero();
-        assertThat(out.toString()).contains("run cli-it has no versions yet");
+        final CliRunner.Result models =
+                CliRunner.rwml("models", "list", "--run", "cli-it", "--data-dir", tmp.toString());
+        assertThat(models.code()).isZero();
+        assertThat(models.out()).contains("run cli-it has no versions yet");
     }
 
     private static String value(final List<String> lines, final String prefix) {
@@ -130,7 +126,8 @@ class RwmlUpIT {
                         Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
                         new StringDeserializer(),
                         new StringDeserializer())) {
-            assertThat(TestClients.valuesFromBeginning(consumer, "cli-it-probe", 1))
+            assertThat(TestClients.readToEnd(consumer, "cli-it-probe"))
+                    .extracting(ConsumerRecord::value)
                     .containsExactly("through rwml up");
         }
     }

@@ -2,7 +2,6 @@ package dev.rwml.ops.cli;
 
 import static dev.rwml.ops.cli.RwmlProcesses.assertExits;
 import static dev.rwml.ops.cli.RwmlProcesses.partitions;
-import static dev.rwml.ops.cli.RwmlProcesses.readToEnd;
 import static dev.rwml.ops.cli.RwmlProcesses.running;
 import static dev.rwml.ops.cli.RwmlProcesses.sum;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -12,6 +11,8 @@ import static org.awaitility.Awaitility.await;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.ops.cli.RwmlProcesses.Child;
 import dev.rwml.ops.embedded.ClusterSecurity;
+import dev.rwml.ops.embedded.TestClients;
+import dev.rwml.runtime.StageName;
 import dev.rwml.runtime.lifecycle.StageRunner;
 import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.registry.RegistryTlsException;
@@ -54,11 +55,10 @@ import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.Deserializer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code ./rwml up --secure} as a user runs it: the pipeline (env producer, model init and the
@@ -81,24 +81,14 @@ class SecureClusterIT {
     private static final String PROBE_RUN = "probe";
 
     private static final String INTRUDER = "intruder";
-    private static final String PREDICTION_GROUP = "rwml-" + RUN + "-prediction";
+    private static final String PREDICTION_GROUP = StageName.PREDICTION.groupId(RUN);
     private static final Duration STAGE_START = Duration.ofMinutes(2);
     private static final Duration PIPELINE = Duration.ofMinutes(3);
 
     /** Fail fast: a JVM start, the settings, one refused connection, with room for a busy CI. */
     private static final Duration REFUSED_WITHIN = Duration.ofSeconds(60);
 
-    private RwmlProcesses rwml;
-
-    @BeforeEach
-    void freshWorkDirectory() throws IOException {
-        rwml = new RwmlProcesses("secure-cluster");
-    }
-
-    @AfterEach
-    void killEveryChild() {
-        rwml.close();
-    }
+    @RegisterExtension final RwmlProcesses rwml = new RwmlProcesses("secure-cluster");
 
     @Test
     void shouldTrainSecuredAndStopFastOnAWrongPasswordAnUntrustedCertificateOrAMissingAcl()
@@ -305,8 +295,7 @@ class SecureClusterIT {
      * cluster and its client settings through the data directory.
      */
     private void trainSecured(final Map<String, String> client) throws Exception {
-        rwml.runToEnd("env-pretrain", "env run --env alfworld --agents 2 --episodes 10 --seed 1");
-        rwml.runToEnd("model-init", "model init --run " + RUN + " --size tiny --steps 150");
+        rwml.initTinyModel(RUN, 10);
         final Map<TopicPartition, Long> slice = endOffsets(client, TopicCatalog.TRANSITIONS);
 
         final Child predict =
@@ -387,10 +376,7 @@ class SecureClusterIT {
     private static <V> List<V> values(
             final Map<String, String> client, final String topic, final Deserializer<V> values) {
         try (KafkaConsumer<byte[], byte[]> consumer = consumer(client)) {
-            final List<TopicPartition> partitions = partitions(consumer, topic);
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            return readToEnd(consumer, partitions, values);
+            return RwmlProcesses.values(TestClients.readToEnd(consumer, topic), values);
         }
     }
 

@@ -33,11 +33,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A checkpoint at a real model's size through the commands a user runs, each its own process:
@@ -65,17 +64,7 @@ class SmolLm2ShapeIT {
                     + " message['content'] + '<|im_end|>' + '\\n' }}{%- endfor %}{%- if"
                     + " add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- endif %}";
 
-    private RwmlProcesses rwml;
-
-    @BeforeEach
-    void freshWorkDirectory() throws Exception {
-        rwml = new RwmlProcesses("smollm2-shape");
-    }
-
-    @AfterEach
-    void killEveryChild() {
-        rwml.close();
-    }
+    @RegisterExtension final RwmlProcesses rwml = new RwmlProcesses("smollm2-shape");
 
     @Test
     void shouldTrainAndServeALoraVersionOfASmolLm2ShapedCheckpointAndExportIt() throws Exception {

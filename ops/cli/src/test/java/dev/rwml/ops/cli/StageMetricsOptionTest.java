@@ -1,6 +1,6 @@
 package dev.rwml.ops.cli;
 
-import static dev.rwml.ops.cli.RunFixtures.rwml;
+import static dev.rwml.ops.cli.CliRunner.rwml;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.params.ParameterizedTest;
@@ -11,7 +11,7 @@ class StageMetricsOptionTest {
     @ParameterizedTest
     @ValueSource(strings = {"predict", "reward", "train"})
     void shouldOfferMetricsPortOnEveryStageCommand(final String stage) {
-        final RunFixtures.Result help = rwml(stage, "--help");
+        final CliRunner.Result help = rwml(stage, "--help");
 
         assertThat(help.code()).isZero();
         assertThat(help.out()).contains("--metrics-port=PORT").contains("/metrics");

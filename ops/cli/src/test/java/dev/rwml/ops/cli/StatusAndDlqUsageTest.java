@@ -1,6 +1,6 @@
 package dev.rwml.ops.cli;
 
-import static dev.rwml.ops.cli.RunFixtures.rwml;
+import static dev.rwml.ops.cli.CliRunner.rwml;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
@@ -14,7 +14,7 @@ class StatusAndDlqUsageTest {
 
     @Test
     void shouldRequireTheRunForStatus() {
-        final RunFixtures.Result r = rwml("status");
+        final CliRunner.Result r = rwml("status");
 
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err()).contains("Missing required option: '--run=NAME'");
@@ -22,7 +22,7 @@ class StatusAndDlqUsageTest {
 
     @Test
     void shouldRejectNegativeSampleSecondsBeforeConnecting() {
-        final RunFixtures.Result r =
+        final CliRunner.Result r =
                 rwml(concat(new String[] {"status", "--run", "r", "--sample-seconds", "-1"}));
 
         assertThat(r.code()).isEqualTo(2);
@@ -31,7 +31,7 @@ class StatusAndDlqUsageTest {
 
     @Test
     void shouldRejectGroupOverridesOfUnknownStages() {
-        final RunFixtures.Result r =
+        final CliRunner.Result r =
                 rwml(concat(new String[] {"status", "--run", "r", "--group", "predictor=x"}));
 
         assertThat(r.code()).isEqualTo(2);
@@ -42,7 +42,7 @@ class StatusAndDlqUsageTest {
 
     @Test
     void shouldAskForOffsetOrAllWhenResending() {
-        final RunFixtures.Result r = rwml(concat(new String[] {"dlq", "--run", "r"}, "resend"));
+        final CliRunner.Result r = rwml(concat(new String[] {"dlq", "--run", "r"}, "resend"));
 
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err()).contains("--offset=O").contains("--all");
@@ -50,7 +50,7 @@ class StatusAndDlqUsageTest {
 
     @Test
     void shouldRefuseOffsetTogetherWithAll() {
-        final RunFixtures.Result r =
+        final CliRunner.Result r =
                 rwml(
                         concat(
                                 new String[] {"dlq", "--run", "r"},

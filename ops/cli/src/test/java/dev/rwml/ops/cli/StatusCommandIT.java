@@ -110,7 +110,7 @@ class StatusCommandIT {
             producer.flush();
         }
 
-        final RunFixtures.Result json = status("--json", "--sample-seconds", "0");
+        final CliRunner.Result json = status("--json", "--sample-seconds", "0");
         assertThat(json.code()).as(json.err()).isZero();
         final JsonNode prediction = new ObjectMapper().readTree(json.out()).get("stages").get(0);
         assertThat(prediction.get("stage").asText()).isEqualTo("prediction");
@@ -119,7 +119,7 @@ class StatusCommandIT {
                 .isEqualTo(k);
         assertThat(prediction.get("started").asBoolean()).isTrue();
 
-        final RunFixtures.Result text = status("--sample-seconds", "0");
+        final CliRunner.Result text = status("--sample-seconds", "0");
         assertThat(text.code()).as(text.err()).isZero();
         assertThat(text.out())
                 .containsPattern(
@@ -156,7 +156,7 @@ class StatusCommandIT {
 
     @Test
     void shouldShowPublishedVersionsWithTrainedAndGeneratedPassRates() throws Exception {
-        final RunFixtures.Result json = status("--json", "--sample-seconds", "0");
+        final CliRunner.Result json = status("--json", "--sample-seconds", "0");
 
         assertThat(json.code()).as(json.err()).isZero();
         final JsonNode versions = new ObjectMapper().readTree(json.out()).get("versions");
@@ -242,7 +242,7 @@ class StatusCommandIT {
         return Connection.of(KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl());
     }
 
-    private static RunFixtures.Result status(final String... extra) {
+    private static CliRunner.Result status(final String... extra) {
         return RunFixtures.rwmlOnRun(KAFKA, "status", RUN, extra);
     }
 

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -38,9 +39,12 @@ final class ClusterProbe {
         }
     }
 
-    static List<String> consumeAll(final String bootstrap, final String topic, final int expected) {
+    /** The values of {@code topic} up to its end offsets now. */
+    static List<String> consumeAll(final String bootstrap, final String topic) {
         try (KafkaConsumer<String, String> consumer = consumer(bootstrap, "read_uncommitted")) {
-            return TestClients.valuesFromBeginning(consumer, topic, expected);
+            return TestClients.readToEnd(consumer, topic).stream()
+                    .map(ConsumerRecord::value)
+                    .toList();
         }
     }
 

@@ -45,9 +45,9 @@ class EmbeddedClusterIT {
 
             produce(first.bootstrapServers(), "only-in-first", "hello first");
             produce(second.bootstrapServers(), "only-in-second", "hello second");
-            assertThat(consumeAll(first.bootstrapServers(), "only-in-first", 1))
+            assertThat(consumeAll(first.bootstrapServers(), "only-in-first"))
                     .containsExactly("hello first");
-            assertThat(consumeAll(second.bootstrapServers(), "only-in-second", 1))
+            assertThat(consumeAll(second.bootstrapServers(), "only-in-second"))
                     .containsExactly("hello second");
 
             for (EmbeddedCluster c : List.of(first, second)) {
@@ -89,7 +89,7 @@ class EmbeddedClusterIT {
 
         try (EmbeddedCluster again = EmbeddedCluster.start(dir)) {
             assertThat(again.bootstrapServers()).isEqualTo(bootstrap);
-            assertThat(consumeAll(again.bootstrapServers(), "kept", 1))
+            assertThat(consumeAll(again.bootstrapServers(), "kept"))
                     .containsExactly("survives a restart");
             assertThat(get(again.schemaRegistryUrl() + "/schemas/ids/" + id).body())
                     .contains("Kept");

@@ -1,5 +1,6 @@
 package dev.rwml.ops.cli.eval;
 
+import static dev.rwml.ops.cli.CliRunner.rwml;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rwml.env.EnvKind;
@@ -8,14 +9,12 @@ import dev.rwml.env.produce.KafkaSettings;
 import dev.rwml.env.produce.ProducerConfig;
 import dev.rwml.env.produce.ProgressListener;
 import dev.rwml.env.produce.TransitionProducer;
-import dev.rwml.ops.cli.Rwml;
+import dev.rwml.ops.cli.CliRunner.Result;
 import dev.rwml.ops.embedded.KafkaStack;
 import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -28,7 +27,6 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * {@code rwml eval} as users run it: a run initialised by {@code rwml model init} on the embedded
@@ -42,18 +40,6 @@ class EvalCommandIT {
     private static final String RUN = "eval-it";
 
     @TempDir Path dir;
-
-    private record Result(int code, String out, String err) {}
-
-    private static Result rwml(final String... args) {
-        final StringWriter out = new StringWriter();
-        final StringWriter err = new StringWriter();
-        final CommandLine cli = new CommandLine(new Rwml());
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        final int code = cli.execute(args);
-        return new Result(code, out.toString(), err.toString());
-    }
 
     private static Result onCluster(final String... args) {
         final List<String> all = new ArrayList<>(List.of(args));

@@ -22,7 +22,7 @@ import org.apache.kafka.common.serialization.Serializer;
  */
 public final class TestClients {
 
-    /** How long {@link #valuesFromBeginning} waits for the values it expects. */
+    /** How long {@link #readToEnd} reads before it fails. */
     public static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
 
     private TestClients() {}
@@ -79,31 +79,31 @@ public final class TestClients {
     }
 
     /**
-     * The values of partition 0 of {@code topic} from its beginning, polled until there are at
-     * least {@code expected}; fails after {@link #READ_TIMEOUT}.
+     * The records of every partition of {@code topic} from its beginning up to the partition's end
+     * offset at the time of the call (with a {@code read_committed} consumer, the last stable
+     * offset); fails after {@link #READ_TIMEOUT}. Records written after the call may be missing.
      */
-    public static List<String> valuesFromBeginning(
-            final Consumer<String, String> consumer, final String topic, final int expected) {
-        final TopicPartition tp = new TopicPartition(topic, 0);
-        consumer.assign(List.of(tp));
-        consumer.seekToBeginning(List.of(tp));
-        final List<String> values = new ArrayList<>();
+    public static <K, V> List<ConsumerRecord<K, V>> readToEnd(
+            final Consumer<K, V> consumer, final String topic) {
+        return readToEnd(consumer, assignFromBeginning(consumer, topic));
+    }
+
+    /**
+     * The records of the assigned {@code partitions} from the consumer's position in each up to its
+     * end offset at the time of the call; fails after {@link #READ_TIMEOUT}.
+     */
+    public static <K, V> List<ConsumerRecord<K, V>> readToEnd(
+            final Consumer<K, V> consumer, final List<TopicPartition> partitions) {
+        final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+        final List<ConsumerRecord<K, V>> records = new ArrayList<>();
         final long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
-        while (values.size() < expected) {
+        while (partitions.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
             if (System.nanoTime() - deadline > 0) {
                 throw new AssertionError(
-                        values.size()
-                                + " of "
-                                + expected
-                                + " values on "
-                                + topic
-                                + " within "
-                                + READ_TIMEOUT);
+                        "could not read up to the end offsets " + ends + " within " + READ_TIMEOUT);
             }
-            for (final ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
-                values.add(r.value());
-            }
+            consumer.poll(Duration.ofMillis(200)).forEach(records::add);
         }
-        return values;
+        return records;
     }
 }
