@@ -7,8 +7,14 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 
-/** The filter stage's meters: transitions judged by difficulty and decision, time, dead letters. */
+/**
+ * The filter stage's meters: transitions judged by difficulty and decision, time, dead letters; the
+ * embedding cache reports under {@link #EMBEDDING_CACHE}.
+ */
 public final class FilterMetrics implements DeadLetterCounter {
+
+    /** The {@code cache} tag of the stage's embedding cache on Micrometer's cache meters. */
+    public static final String EMBEDDING_CACHE = "rwml.filter.embedding";
 
     private final MeterRegistry registry;
     private final String run;

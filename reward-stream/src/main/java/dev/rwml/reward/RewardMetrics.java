@@ -1,22 +1,22 @@
 package dev.rwml.reward;
 
 import dev.rwml.runtime.streams.DeadLetterCounter;
-import dev.rwml.scoring.embed.CachingEmbedder;
 import dev.rwml.scoring.group.KeepDecision;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 
 /**
  * The reward stage's Micrometer meters, tagged with the run: groups rewarded (rate = groups/s) by
- * difficulty and keep reason, the similarity and pass-rate distributions, join misses, late
- * records, dead letters by reason, and the embedding cache.
+ * difficulty and keep reason, the similarity and pass-rate distributions, join misses, late records
+ * and dead letters by reason; the embedding cache reports under {@link #EMBEDDING_CACHE}.
  */
 public final class RewardMetrics implements DeadLetterCounter {
+
+    /** The {@code cache} tag of the stage's embedding cache on Micrometer's cache meters. */
+    public static final String EMBEDDING_CACHE = "rwml.reward.embedding";
 
     private static final double[] SIMILARITY_BUCKETS = {
         0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0
@@ -111,24 +111,6 @@ public final class RewardMetrics implements DeadLetterCounter {
                 .tag("reason", reason)
                 .register(registry)
                 .increment();
-    }
-
-    /** Exposes the cache's hits, misses and hit rate. */
-    public void bindCache(final CachingEmbedder cache) {
-        FunctionCounter.builder("rwml.reward.embedding.cache.hits", cache, CachingEmbedder::hits)
-                .tag("run", run)
-                .register(registry);
-        FunctionCounter.builder(
-                        "rwml.reward.embedding.cache.misses", cache, CachingEmbedder::misses)
-                .tag("run", run)
-                .register(registry);
-        FunctionCounter.builder("rwml.reward.embedding.calls", cache, CachingEmbedder::modelCalls)
-                .description("Calls made to the embedding model")
-                .tag("run", run)
-                .register(registry);
-        Gauge.builder("rwml.reward.embedding.cache.hit.rate", cache, CachingEmbedder::hitRate)
-                .tag("run", run)
-                .register(registry);
     }
 
     /** The registry the meters live in. */

@@ -92,20 +92,20 @@ class RewardBenchmark {
         final double streamRate = GROUPS / streamSeconds;
         LOG.info(
                 "reward benchmark: {} groups of G={}: model alone (one call per group, no cache)"
-                        + " {} groups/s; through the topology with the LRU cache {} groups/s;"
+                        + " {} groups/s; through the topology with the cache {} groups/s;"
                         + " ratio stream/model {}; cache hit rate {} ({} model calls)",
                 GROUPS,
                 G,
                 String.format("%.1f", modelRate),
                 String.format("%.1f", streamRate),
                 String.format("%.2f", streamRate / modelRate),
-                String.format("%.3f", cached.hitRate()),
-                cached.modelCalls());
+                String.format("%.3f", cached.stats().hitRate()),
+                cached.stats().loadCount());
         LOG.info(
                 "reward benchmark: through the topology without cache {} groups/s ({} model"
                         + " calls); with exact match (no model: the stream's own cost) {} groups/s",
                 String.format("%.1f", GROUPS / uncachedSeconds),
-                uncached.modelCalls(),
+                uncached.stats().loadCount(),
                 String.format("%.1f", GROUPS / exactSeconds));
     }
 

@@ -96,7 +96,7 @@ class RewardStreamIT {
                     .isEqualTo("WRONG_MAGIC_BYTE");
             assertThat(decode(letters.get(0), DeadLetter.class).getSourceTopic())
                     .isEqualTo("rwml." + run + ".predictions");
-            assertThat(stage.embedder().modelCalls()).isLessThanOrEqualTo(GROUPS);
+            assertThat(stage.embedder().stats().loadCount()).isLessThanOrEqualTo(GROUPS);
         }
 
         try (RewardStage rescore =
