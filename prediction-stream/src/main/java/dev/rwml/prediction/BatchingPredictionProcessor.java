@@ -113,7 +113,7 @@ final class BatchingPredictionProcessor
                 context.recordMetadata()
                         .orElseThrow(() -> new IllegalStateException("records come from a topic"));
         if (config.pastStop(meta.partition(), meta.offset())) {
-            metrics.skipped("after-stop");
+            metrics.skipped(PredictionMetrics.AFTER_STOP);
             return;
         }
         final BufferedRecord incoming =

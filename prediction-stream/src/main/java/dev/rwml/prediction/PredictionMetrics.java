@@ -14,6 +14,15 @@ import java.util.concurrent.TimeUnit;
  */
 public final class PredictionMetrics {
 
+    /** Records sent to the dead-letter topic, tagged by the letter's reason. */
+    public static final String DEAD_LETTERS = "rwml.prediction.dead.letters";
+
+    /** Transitions the stage passed over, tagged by why. */
+    public static final String SKIPPED = "rwml.prediction.skipped";
+
+    /** The skip reason of a transition past the stop offset a replay set. */
+    public static final String AFTER_STOP = "after-stop";
+
     private final MeterRegistry registry;
     private final String run;
     private final Counter groups;
@@ -72,12 +81,12 @@ public final class PredictionMetrics {
 
     /** Counts a dead letter with its reason (decode, invalid, over-length, generation). */
     public void deadLetter(final String reason) {
-        registry.counter("rwml.prediction.dead.letters", "run", run, "reason", reason).increment();
+        registry.counter(DEAD_LETTERS, "run", run, "reason", reason).increment();
     }
 
     /** Counts a transition the selection left out (reason env or split). */
     public void skipped(final String reason) {
-        registry.counter("rwml.prediction.skipped", "run", run, "reason", reason).increment();
+        registry.counter(SKIPPED, "run", run, "reason", reason).increment();
     }
 
     /** Groups emitted so far. */

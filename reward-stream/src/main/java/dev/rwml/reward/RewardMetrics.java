@@ -1,5 +1,6 @@
 package dev.rwml.reward;
 
+import dev.rwml.runtime.Meters;
 import dev.rwml.runtime.streams.DeadLetterCounter;
 import dev.rwml.scoring.group.KeepDecision;
 import io.micrometer.core.instrument.Counter;
@@ -17,6 +18,12 @@ public final class RewardMetrics implements DeadLetterCounter {
 
     /** The {@code cache} tag of the stage's embedding cache on Micrometer's cache meters. */
     public static final String EMBEDDING_CACHE = "rwml.reward.embedding";
+
+    /** Rewarded groups, tagged by difficulty, kept and keep reason. */
+    public static final String GROUPS = "rwml.reward.groups";
+
+    /** Records sent to the dead-letter topic, tagged by the letter's reason. */
+    public static final String DEAD_LETTERS = "rwml.reward.dead.letters";
 
     private static final double[] SIMILARITY_BUCKETS = {
         0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0
@@ -51,7 +58,7 @@ public final class RewardMetrics implements DeadLetterCounter {
             final KeepDecision decision,
             final double groupPassRate,
             final Duration took) {
-        Counter.builder("rwml.reward.groups")
+        Counter.builder(GROUPS)
                 .description("Rewarded groups emitted, by difficulty and keep reason")
                 .tag("run", run)
                 .tag("difficulty", difficulty)
@@ -105,7 +112,7 @@ public final class RewardMetrics implements DeadLetterCounter {
     /** Counts a record sent to the dead-letter topic. */
     @Override
     public void deadLetter(final String reason) {
-        Counter.builder("rwml.reward.dead.letters")
+        Counter.builder(DEAD_LETTERS)
                 .description("Records sent to the run's dead-letter topic, by reason")
                 .tag("run", run)
                 .tag("reason", reason)
@@ -118,10 +125,8 @@ public final class RewardMetrics implements DeadLetterCounter {
         return registry;
     }
 
-    /** The total of a counter across its tags, for reports and tests; 0 when never counted. */
-    public double total(final String name) {
-        return registry.find(name).tag("run", run).counters().stream()
-                .mapToDouble(Counter::count)
-                .sum();
+    /** Rewarded groups emitted so far, over every difficulty and keep reason. */
+    public double groupCount() {
+        return Meters.total(registry, GROUPS, run);
     }
 }
