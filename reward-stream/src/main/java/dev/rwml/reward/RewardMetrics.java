@@ -5,6 +5,7 @@ import dev.rwml.runtime.streams.DeadLetterCounter;
 import dev.rwml.scoring.group.KeepDecision;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
@@ -33,6 +34,12 @@ public final class RewardMetrics implements DeadLetterCounter {
     private final String run;
     private final Timer scoring;
     private final DistributionSummary passRate;
+    private final Meter.MeterProvider<Counter> groups;
+    private final Meter.MeterProvider<DistributionSummary> similarity;
+    private final Counter joinMisses;
+    private final Meter.MeterProvider<Counter> late;
+    private final Counter transitionsFiltered;
+    private final Meter.MeterProvider<Counter> deadLetters;
 
     /** Registers the meters of one run. */
     public RewardMetrics(final MeterRegistry registry, final String run) {
@@ -50,6 +57,38 @@ public final class RewardMetrics implements DeadLetterCounter {
                         .tag("run", run)
                         .serviceLevelObjectives(0.25, 0.5, 0.75, 1.0)
                         .register(registry);
+        this.groups =
+                Counter.builder(GROUPS)
+                        .description("Rewarded groups emitted, by difficulty and keep reason")
+                        .tag("run", run)
+                        .withRegistry(registry);
+        this.similarity =
+                DistributionSummary.builder("rwml.reward.similarity")
+                        .description("Similarity of predicted to observed next state")
+                        .tag("run", run)
+                        .serviceLevelObjectives(SIMILARITY_BUCKETS)
+                        .withRegistry(registry);
+        this.joinMisses =
+                Counter.builder("rwml.reward.join.misses")
+                        .description("Prediction groups with no transition within the join window")
+                        .tag("run", run)
+                        .register(registry);
+        this.late =
+                Counter.builder("rwml.reward.late")
+                        .description(
+                                "Records older than the join window and grace when they arrived")
+                        .tag("run", run)
+                        .withRegistry(registry);
+        this.transitionsFiltered =
+                Counter.builder("rwml.reward.transitions.filtered")
+                        .description("Transitions of environments the run does not use")
+                        .tag("run", run)
+                        .register(registry);
+        this.deadLetters =
+                Counter.builder(DEAD_LETTERS)
+                        .description("Records sent to the run's dead-letter topic, by reason")
+                        .tag("run", run)
+                        .withRegistry(registry);
     }
 
     /** Counts one rewarded group with its difficulty and keep decision. */
@@ -58,13 +97,13 @@ public final class RewardMetrics implements DeadLetterCounter {
             final KeepDecision decision,
             final double groupPassRate,
             final Duration took) {
-        Counter.builder(GROUPS)
-                .description("Rewarded groups emitted, by difficulty and keep reason")
-                .tag("run", run)
-                .tag("difficulty", difficulty)
-                .tag("kept", Boolean.toString(decision.kept()))
-                .tag("reason", decision.reason())
-                .register(registry)
+        groups.withTags(
+                        "difficulty",
+                        difficulty,
+                        "kept",
+                        Boolean.toString(decision.kept()),
+                        "reason",
+                        decision.reason())
                 .increment();
         passRate.record(groupPassRate);
         scoring.record(took);
@@ -72,57 +111,28 @@ public final class RewardMetrics implements DeadLetterCounter {
 
     /** Records one sample's similarity under a method. */
     public void similarity(final String method, final double value) {
-        DistributionSummary.builder("rwml.reward.similarity")
-                .description("Similarity of predicted to observed next state")
-                .tag("run", run)
-                .tag("method", method)
-                .serviceLevelObjectives(SIMILARITY_BUCKETS)
-                .register(registry)
-                .record(value);
+        similarity.withTag("method", method).record(value);
     }
 
     /** Counts a prediction group that found no transition within the join window. */
     public void joinMiss() {
-        Counter.builder("rwml.reward.join.misses")
-                .description("Prediction groups with no transition within the join window")
-                .tag("run", run)
-                .register(registry)
-                .increment();
+        joinMisses.increment();
     }
 
     /** Counts a record that arrived after its join window closed. */
     public void late(final String stream) {
-        Counter.builder("rwml.reward.late")
-                .description("Records older than the join window and grace when they arrived")
-                .tag("run", run)
-                .tag("stream", stream)
-                .register(registry)
-                .increment();
+        late.withTag("stream", stream).increment();
     }
 
     /** Counts a transition skipped because its environment is not one the run uses. */
     public void transitionFiltered() {
-        Counter.builder("rwml.reward.transitions.filtered")
-                .description("Transitions of environments the run does not use")
-                .tag("run", run)
-                .register(registry)
-                .increment();
+        transitionsFiltered.increment();
     }
 
-    /** Counts a record sent to the dead-letter topic. */
+    /** Counts a record sent to the dead-letter topic under the reason its header carries. */
     @Override
     public void deadLetter(final String reason) {
-        Counter.builder(DEAD_LETTERS)
-                .description("Records sent to the run's dead-letter topic, by reason")
-                .tag("run", run)
-                .tag("reason", reason)
-                .register(registry)
-                .increment();
-    }
-
-    /** The registry the meters live in. */
-    public MeterRegistry registry() {
-        return registry;
+        deadLetters.withTag("reason", reason).increment();
     }
 
     /** Rewarded groups emitted so far, over every difficulty and keep reason. */

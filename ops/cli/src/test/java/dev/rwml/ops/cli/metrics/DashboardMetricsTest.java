@@ -8,11 +8,8 @@ import dev.rwml.reward.RewardMetrics;
 import dev.rwml.scoring.embed.CachingEmbedder;
 import dev.rwml.scoring.embed.TextEmbedder;
 import dev.rwml.scoring.group.KeepDecision;
-import dev.rwml.trainer.FaultHook;
-import dev.rwml.trainer.PublishListener;
-import dev.rwml.trainer.TrainerConfig;
-import dev.rwml.trainer.TrainerLoop;
-import dev.rwml.trainer.WorldModelPolicyTrainer;
+import dev.rwml.trainer.GroupVerdict;
+import dev.rwml.trainer.TrainerMetrics;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -77,12 +74,17 @@ class DashboardMetricsTest {
         reward.deadLetter("PROCESSING");
         new CachingEmbedder(new ConstantEmbedder(), 16)
                 .bindTo(registry, RewardMetrics.EMBEDDING_CACHE, Tags.of("run", "r"));
-        new TrainerLoop(
-                TrainerConfig.defaults("r"),
-                WorldModelPolicyTrainer.factory(),
-                registry,
-                FaultHook.NONE,
-                PublishListener.NONE);
+        final TrainerMetrics trainer = new TrainerMetrics(registry, "r");
+        trainer.version(0);
+        for (final GroupVerdict verdict : GroupVerdict.values()) {
+            trainer.dropped(verdict);
+        }
+        trainer.deadLettered("PROCESSING");
+        trainer.outageRetry();
+        trainer.skippedCommit();
+        trainer.step(Duration.ofMillis(5), 64);
+        trainer.trained(4);
+        trainer.published(1, Duration.ofMillis(7));
         return registry.scrape();
     }
 
