@@ -10,7 +10,6 @@ import dev.rwml.scoring.Fixtures;
 import dev.rwml.scoring.embed.CachingEmbedder;
 import dev.rwml.scoring.embed.MiniLmEmbedder;
 import dev.rwml.scoring.embed.Vectors;
-import dev.rwml.scoring.score.RewardSpecTable;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Instant;
@@ -84,7 +83,7 @@ class RewardBenchmark {
                 throughStream(
                         groups,
                         new CachingEmbedder(model, 0),
-                        config.rescoring("bench", RewardSpecTable.parse("TEXT=exact")));
+                        config.with(Map.of("reward.spec", "TEXT=exact")));
         final CachingEmbedder uncached = new CachingEmbedder(model, 0);
         final double uncachedSeconds = throughStream(groups, uncached, config);
 
