@@ -20,6 +20,7 @@ import dev.rwml.worldmodel.serve.CheckpointModelLoader;
 import dev.rwml.worldmodel.serve.PredictionModel;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
+import io.micrometer.core.instrument.Tags;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -104,6 +105,7 @@ public final class FilterApp {
             throw e;
         }
         final CachingEmbedder embedder = config.embedding().create(System.getenv());
+        embedder.bindTo(registry, FilterMetrics.EMBEDDING_CACHE, Tags.of("run", config.run()));
         final FilterMetrics metrics = new FilterMetrics(registry, config.run());
         final KafkaStreams streams;
         final CompletableFuture<Void> termination;

@@ -113,7 +113,7 @@ final class BatchingPredictionProcessor
                 context.recordMetadata()
                         .orElseThrow(() -> new IllegalStateException("records come from a topic"));
         if (config.pastStop(meta.partition(), meta.offset())) {
-            metrics.skipped("after-stop");
+            metrics.skipped(PredictionMetrics.AFTER_STOP);
             return;
         }
         final BufferedRecord incoming =
@@ -127,7 +127,7 @@ final class BatchingPredictionProcessor
                         List.of(record.headers().toArray()));
         final String oversized = oversized(incoming);
         if (oversized != null) {
-            deadLetter(incoming, "oversized", new RejectedTransitionException(oversized));
+            deadLetter(incoming, new RejectedTransitionException(oversized));
             return;
         }
         final Transition transition = decode(incoming);
@@ -136,7 +136,7 @@ final class BatchingPredictionProcessor
         }
         final String invalid = TransitionRules.invalidReason(incoming.key(), transition);
         if (invalid != null) {
-            deadLetter(incoming, "invalid", new RejectedTransitionException(invalid));
+            deadLetter(incoming, new RejectedTransitionException(invalid));
             return;
         }
         if (!config.envNames().isEmpty()
@@ -152,7 +152,7 @@ final class BatchingPredictionProcessor
         final String duplicate =
                 UniqueTransitions.duplicateReason(seen, transition.getTransitionId(), meta);
         if (duplicate != null) {
-            deadLetter(incoming, "duplicate", new RejectedTransitionException(duplicate));
+            deadLetter(incoming, new RejectedTransitionException(duplicate));
             return;
         }
         if (buffered == 0) {
@@ -221,8 +221,7 @@ final class BatchingPredictionProcessor
                 final Prompt prompt = model.prompt(transition, budget);
                 final String tooLong = overLength(prompt, budget);
                 if (tooLong != null) {
-                    deadLetter(
-                            entry.value, "over-length", new RejectedTransitionException(tooLong));
+                    deadLetter(entry.value, new RejectedTransitionException(tooLong));
                     continue;
                 }
                 if (prompt.droppedTurns() > 0) {
@@ -324,7 +323,6 @@ final class BatchingPredictionProcessor
                 }
                 deadLetter(
                         item.record,
-                        "generation",
                         new IllegalStateException(
                                 "generation failed with model version " + model.version(), e));
                 groups.add(null);
@@ -382,7 +380,6 @@ final class BatchingPredictionProcessor
         if (record.value() == null) {
             deadLetter(
                     record,
-                    "decode",
                     new RejectedTransitionException(
                             "value is null (a tombstone), not a Transition"));
             return null;
@@ -393,21 +390,18 @@ final class BatchingPredictionProcessor
             if (!DeadLetterRouter.isPoison(e)) {
                 throw e;
             }
-            deadLetter(record, "decode", e);
+            deadLetter(record, e);
             return null;
         }
     }
 
-    private void deadLetter(
-            final BufferedRecord record, final String reason, final Throwable error) {
+    private void deadLetter(final BufferedRecord record, final Throwable error) {
         LOG.warn(
-                "Dead-lettering {}-{}@{} ({}): {}",
+                "Dead-lettering {}-{}@{}: {}",
                 record.topic(),
                 record.partition(),
                 record.offset(),
-                reason,
                 error.getMessage());
-        metrics.deadLetter(reason);
         context.forward(deadLetters.deadLetter(record, error), DEAD_LETTER_SINK);
     }
 

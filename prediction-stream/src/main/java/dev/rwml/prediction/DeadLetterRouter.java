@@ -3,6 +3,7 @@ package dev.rwml.prediction;
 import dev.rwml.events.DeadLetter;
 import dev.rwml.runtime.StageName;
 import dev.rwml.runtime.errors.ErrorPolicy;
+import dev.rwml.runtime.streams.DeadLetterCounter;
 import dev.rwml.schemas.deadletter.DeadLetters;
 import dev.rwml.schemas.serde.EventDecodingException;
 import dev.rwml.schemas.topics.TopicSpec;
@@ -12,15 +13,21 @@ import org.apache.kafka.streams.processor.api.Record;
 
 /**
  * Turns a record the prediction stage cannot use into the record for the run's dead-letter topic,
- * built by the schemas module's {@link DeadLetters} (original bytes, source, reason headers).
+ * built by the schemas module's {@link DeadLetters} (original bytes, source, reason headers), and
+ * counts it under the same reason.
  */
 final class DeadLetterRouter {
 
     private final TopicSpec<byte[], DeadLetter> topic;
+    private final DeadLetterCounter counter;
     private final Clock clock;
 
-    DeadLetterRouter(final TopicSpec<byte[], DeadLetter> topic, final Clock clock) {
+    DeadLetterRouter(
+            final TopicSpec<byte[], DeadLetter> topic,
+            final DeadLetterCounter counter,
+            final Clock clock) {
         this.topic = topic;
+        this.counter = counter;
         this.clock = clock;
     }
 
@@ -34,7 +41,7 @@ final class DeadLetterRouter {
                 && ErrorPolicy.classify(e) == ErrorPolicy.Action.DEAD_LETTER;
     }
 
-    /** The dead-letter record of {@code record}, keyed by its original key bytes. */
+    /** The dead-letter record of {@code record}, keyed by its original key bytes; counted. */
     Record<byte[], DeadLetter> deadLetter(final BufferedRecord record, final Throwable error) {
         final DeadLetter letter =
                 DeadLetters.of(
@@ -47,8 +54,10 @@ final class DeadLetterRouter {
                         record.kafkaHeaders(),
                         error,
                         clock.instant());
+        final String reason = DeadLetters.reasonOf(error);
+        counter.deadLetter(reason);
         final ProducerRecord<byte[], DeadLetter> out =
-                DeadLetters.toDeadLetterTopic(topic, letter, DeadLetters.reasonOf(error));
+                DeadLetters.toDeadLetterTopic(topic, letter, reason);
         return new Record<>(out.key(), out.value(), record.timestamp(), out.headers());
     }
 }

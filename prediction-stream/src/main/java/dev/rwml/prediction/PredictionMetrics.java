@@ -1,8 +1,10 @@
 package dev.rwml.prediction;
 
+import dev.rwml.runtime.streams.DeadLetterCounter;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.util.concurrent.TimeUnit;
@@ -12,20 +14,27 @@ import java.util.concurrent.TimeUnit;
  * give groups/s and tokens/s), batch sizes, generation latency, the serving model version, dead
  * letters by reason and transitions skipped by the selection.
  */
-public final class PredictionMetrics {
+public final class PredictionMetrics implements DeadLetterCounter {
 
-    private final MeterRegistry registry;
-    private final String run;
+    /** Records sent to the dead-letter topic, tagged by the letter's reason. */
+    public static final String DEAD_LETTERS = "rwml.prediction.dead.letters";
+
+    /** Transitions the stage passed over, tagged by why. */
+    public static final String SKIPPED = "rwml.prediction.skipped";
+
+    /** The skip reason of a transition past the stop offset a replay set. */
+    public static final String AFTER_STOP = "after-stop";
+
     private final Counter groups;
     private final Counter tokens;
     private final Counter truncated;
     private final DistributionSummary batchSize;
     private final Timer generation;
+    private final Meter.MeterProvider<Counter> deadLetters;
+    private final Meter.MeterProvider<Counter> skipped;
 
     /** Registers the meters; the version gauge reads the slot (-1 before version 0 arrives). */
     public PredictionMetrics(final MeterRegistry registry, final String run, final ModelSlot slot) {
-        this.registry = registry;
-        this.run = run;
         this.groups =
                 Counter.builder("rwml.prediction.groups")
                         .description("prediction groups emitted")
@@ -51,6 +60,16 @@ public final class PredictionMetrics {
                         .description("wall time of one batch's generation")
                         .tag("run", run)
                         .register(registry);
+        this.deadLetters =
+                Counter.builder(DEAD_LETTERS)
+                        .description("records sent to the run's dead-letter topic, by reason")
+                        .tag("run", run)
+                        .withRegistry(registry);
+        this.skipped =
+                Counter.builder(SKIPPED)
+                        .description("transitions passed over, by reason")
+                        .tag("run", run)
+                        .withRegistry(registry);
         Gauge.builder("rwml.prediction.model.version", slot, s -> s.version().orElse(-1))
                 .description("the model version serving new batches")
                 .tag("run", run)
@@ -70,14 +89,15 @@ public final class PredictionMetrics {
         truncated.increment();
     }
 
-    /** Counts a dead letter with its reason (decode, invalid, over-length, generation). */
+    /** Counts a dead letter under the reason its header carries. */
+    @Override
     public void deadLetter(final String reason) {
-        registry.counter("rwml.prediction.dead.letters", "run", run, "reason", reason).increment();
+        deadLetters.withTag("reason", reason).increment();
     }
 
-    /** Counts a transition the selection left out (reason env or split). */
+    /** Counts a transition passed over (reason env, split or {@link #AFTER_STOP}). */
     public void skipped(final String reason) {
-        registry.counter("rwml.prediction.skipped", "run", run, "reason", reason).increment();
+        skipped.withTag("reason", reason).increment();
     }
 
     /** Groups emitted so far. */

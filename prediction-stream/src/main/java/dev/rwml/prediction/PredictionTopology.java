@@ -82,7 +82,8 @@ public final class PredictionTopology {
                         // Short segments let compaction drop flushed entries, so a restore
                         // after a crash reads little more than what is really buffered.
                         .withLoggingEnabled(Map.of("segment.ms", "3600000"));
-        final DeadLetterRouter router = new DeadLetterRouter(wiring.topics().deadLetters(), clock);
+        final DeadLetterRouter router =
+                new DeadLetterRouter(wiring.topics().deadLetters(), metrics, clock);
         final Topology topology = new Topology();
         topology.addSource(
                 SOURCE,

@@ -280,7 +280,7 @@ class PredictionTopologyTest {
         assertThat(predictions.readKeyValue().key).isEqualTo("alfworld/e1/0");
         assertThat(
                         meters.get("rwml.prediction.dead.letters")
-                                .tag("reason", "decode")
+                                .tag("reason", "WRONG_MAGIC_BYTE")
                                 .counter()
                                 .count())
                 .isEqualTo(1);

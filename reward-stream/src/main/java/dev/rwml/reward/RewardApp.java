@@ -13,6 +13,7 @@ import dev.rwml.scoring.group.AdvantageMode;
 import dev.rwml.scoring.score.SimilarityScorer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
+import io.micrometer.core.instrument.Tags;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.HashMap;
@@ -70,7 +71,7 @@ public final class RewardApp {
         ensureTopics(config, catalog);
         final RewardMetrics metrics = new RewardMetrics(registry, config.run());
         final CachingEmbedder embedder = config.embedding().create(System.getenv());
-        metrics.bindCache(embedder);
+        embedder.bindTo(registry, RewardMetrics.EMBEDDING_CACHE, Tags.of("run", config.run()));
         final Topology topology =
                 RewardTopology.build(
                         config,

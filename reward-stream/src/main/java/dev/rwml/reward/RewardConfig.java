@@ -186,25 +186,6 @@ public record RewardConfig(
         return envs.isEmpty() || envs.contains(env);
     }
 
-    /** A copy that rescores {@code fromRun}'s predictions with other specs into this run. */
-    public RewardConfig rescoring(final String fromRun, final RewardSpecTable specs) {
-        return new RewardConfig(
-                settings,
-                fromRun,
-                envs,
-                specs,
-                embedding,
-                advantageMode,
-                advantageEpsilon,
-                subsample,
-                joinWindow,
-                joinGrace,
-                maxTextChars,
-                streamThreads,
-                stateDir,
-                streamsOverrides);
-    }
-
     /** A copy with further Kafka Streams settings. */
     public RewardConfig withStreamsOverrides(final Map<String, String> overrides) {
         final Map<String, String> prefixed = new HashMap<>();

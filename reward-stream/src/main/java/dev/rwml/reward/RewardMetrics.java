@@ -1,22 +1,30 @@
 package dev.rwml.reward;
 
+import dev.rwml.runtime.Meters;
 import dev.rwml.runtime.streams.DeadLetterCounter;
-import dev.rwml.scoring.embed.CachingEmbedder;
 import dev.rwml.scoring.group.KeepDecision;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 
 /**
  * The reward stage's Micrometer meters, tagged with the run: groups rewarded (rate = groups/s) by
- * difficulty and keep reason, the similarity and pass-rate distributions, join misses, late
- * records, dead letters by reason, and the embedding cache.
+ * difficulty and keep reason, the similarity and pass-rate distributions, join misses, late records
+ * and dead letters by reason; the embedding cache reports under {@link #EMBEDDING_CACHE}.
  */
 public final class RewardMetrics implements DeadLetterCounter {
+
+    /** The {@code cache} tag of the stage's embedding cache on Micrometer's cache meters. */
+    public static final String EMBEDDING_CACHE = "rwml.reward.embedding";
+
+    /** Rewarded groups, tagged by difficulty, kept and keep reason. */
+    public static final String GROUPS = "rwml.reward.groups";
+
+    /** Records sent to the dead-letter topic, tagged by the letter's reason. */
+    public static final String DEAD_LETTERS = "rwml.reward.dead.letters";
 
     private static final double[] SIMILARITY_BUCKETS = {
         0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0
@@ -26,6 +34,12 @@ public final class RewardMetrics implements DeadLetterCounter {
     private final String run;
     private final Timer scoring;
     private final DistributionSummary passRate;
+    private final Meter.MeterProvider<Counter> groups;
+    private final Meter.MeterProvider<DistributionSummary> similarity;
+    private final Counter joinMisses;
+    private final Meter.MeterProvider<Counter> late;
+    private final Counter transitionsFiltered;
+    private final Meter.MeterProvider<Counter> deadLetters;
 
     /** Registers the meters of one run. */
     public RewardMetrics(final MeterRegistry registry, final String run) {
@@ -43,6 +57,38 @@ public final class RewardMetrics implements DeadLetterCounter {
                         .tag("run", run)
                         .serviceLevelObjectives(0.25, 0.5, 0.75, 1.0)
                         .register(registry);
+        this.groups =
+                Counter.builder(GROUPS)
+                        .description("Rewarded groups emitted, by difficulty and keep reason")
+                        .tag("run", run)
+                        .withRegistry(registry);
+        this.similarity =
+                DistributionSummary.builder("rwml.reward.similarity")
+                        .description("Similarity of predicted to observed next state")
+                        .tag("run", run)
+                        .serviceLevelObjectives(SIMILARITY_BUCKETS)
+                        .withRegistry(registry);
+        this.joinMisses =
+                Counter.builder("rwml.reward.join.misses")
+                        .description("Prediction groups with no transition within the join window")
+                        .tag("run", run)
+                        .register(registry);
+        this.late =
+                Counter.builder("rwml.reward.late")
+                        .description(
+                                "Records older than the join window and grace when they arrived")
+                        .tag("run", run)
+                        .withRegistry(registry);
+        this.transitionsFiltered =
+                Counter.builder("rwml.reward.transitions.filtered")
+                        .description("Transitions of environments the run does not use")
+                        .tag("run", run)
+                        .register(registry);
+        this.deadLetters =
+                Counter.builder(DEAD_LETTERS)
+                        .description("Records sent to the run's dead-letter topic, by reason")
+                        .tag("run", run)
+                        .withRegistry(registry);
     }
 
     /** Counts one rewarded group with its difficulty and keep decision. */
@@ -51,13 +97,13 @@ public final class RewardMetrics implements DeadLetterCounter {
             final KeepDecision decision,
             final double groupPassRate,
             final Duration took) {
-        Counter.builder("rwml.reward.groups")
-                .description("Rewarded groups emitted, by difficulty and keep reason")
-                .tag("run", run)
-                .tag("difficulty", difficulty)
-                .tag("kept", Boolean.toString(decision.kept()))
-                .tag("reason", decision.reason())
-                .register(registry)
+        groups.withTags(
+                        "difficulty",
+                        difficulty,
+                        "kept",
+                        Boolean.toString(decision.kept()),
+                        "reason",
+                        decision.reason())
                 .increment();
         passRate.record(groupPassRate);
         scoring.record(took);
@@ -65,81 +111,32 @@ public final class RewardMetrics implements DeadLetterCounter {
 
     /** Records one sample's similarity under a method. */
     public void similarity(final String method, final double value) {
-        DistributionSummary.builder("rwml.reward.similarity")
-                .description("Similarity of predicted to observed next state")
-                .tag("run", run)
-                .tag("method", method)
-                .serviceLevelObjectives(SIMILARITY_BUCKETS)
-                .register(registry)
-                .record(value);
+        similarity.withTag("method", method).record(value);
     }
 
     /** Counts a prediction group that found no transition within the join window. */
     public void joinMiss() {
-        Counter.builder("rwml.reward.join.misses")
-                .description("Prediction groups with no transition within the join window")
-                .tag("run", run)
-                .register(registry)
-                .increment();
+        joinMisses.increment();
     }
 
     /** Counts a record that arrived after its join window closed. */
     public void late(final String stream) {
-        Counter.builder("rwml.reward.late")
-                .description("Records older than the join window and grace when they arrived")
-                .tag("run", run)
-                .tag("stream", stream)
-                .register(registry)
-                .increment();
+        late.withTag("stream", stream).increment();
     }
 
     /** Counts a transition skipped because its environment is not one the run uses. */
     public void transitionFiltered() {
-        Counter.builder("rwml.reward.transitions.filtered")
-                .description("Transitions of environments the run does not use")
-                .tag("run", run)
-                .register(registry)
-                .increment();
+        transitionsFiltered.increment();
     }
 
-    /** Counts a record sent to the dead-letter topic. */
+    /** Counts a record sent to the dead-letter topic under the reason its header carries. */
     @Override
     public void deadLetter(final String reason) {
-        Counter.builder("rwml.reward.dead.letters")
-                .description("Records sent to the run's dead-letter topic, by reason")
-                .tag("run", run)
-                .tag("reason", reason)
-                .register(registry)
-                .increment();
+        deadLetters.withTag("reason", reason).increment();
     }
 
-    /** Exposes the cache's hits, misses and hit rate. */
-    public void bindCache(final CachingEmbedder cache) {
-        FunctionCounter.builder("rwml.reward.embedding.cache.hits", cache, CachingEmbedder::hits)
-                .tag("run", run)
-                .register(registry);
-        FunctionCounter.builder(
-                        "rwml.reward.embedding.cache.misses", cache, CachingEmbedder::misses)
-                .tag("run", run)
-                .register(registry);
-        FunctionCounter.builder("rwml.reward.embedding.calls", cache, CachingEmbedder::modelCalls)
-                .description("Calls made to the embedding model")
-                .tag("run", run)
-                .register(registry);
-        Gauge.builder("rwml.reward.embedding.cache.hit.rate", cache, CachingEmbedder::hitRate)
-                .tag("run", run)
-                .register(registry);
-    }
-
-    /** The registry the meters live in. */
-    public MeterRegistry registry() {
-        return registry;
-    }
-
-    /** The total of a counter across its tags, for reports and tests; 0 when never counted. */
-    public double total(final String name) {
-        return registry.find(name).tag("run", run).counters().stream()
-                .mapToDouble(Counter::count)
-                .sum();
+    /** Rewarded groups emitted so far, over every difficulty and keep reason. */
+    public double groupCount() {
+        return Meters.total(registry, GROUPS, run);
     }
 }

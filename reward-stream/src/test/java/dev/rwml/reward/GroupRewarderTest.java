@@ -98,7 +98,7 @@ class GroupRewarderTest {
         assertThat(dropped.getKeepReason()).isEqualTo("easy-dropped");
         assertThat(kept.getKept()).isTrue();
         assertThat(kept.getKeepReason()).isEqualTo("easy-sampled");
-        assertThat(metrics.total("rwml.reward.groups")).isEqualTo(2);
+        assertThat(metrics.groupCount()).isEqualTo(2);
     }
 
     @Test

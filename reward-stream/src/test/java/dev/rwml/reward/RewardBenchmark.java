@@ -10,7 +10,6 @@ import dev.rwml.scoring.Fixtures;
 import dev.rwml.scoring.embed.CachingEmbedder;
 import dev.rwml.scoring.embed.MiniLmEmbedder;
 import dev.rwml.scoring.embed.Vectors;
-import dev.rwml.scoring.score.RewardSpecTable;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Instant;
@@ -84,7 +83,7 @@ class RewardBenchmark {
                 throughStream(
                         groups,
                         new CachingEmbedder(model, 0),
-                        config.rescoring("bench", RewardSpecTable.parse("TEXT=exact")));
+                        config.with(Map.of("reward.spec", "TEXT=exact")));
         final CachingEmbedder uncached = new CachingEmbedder(model, 0);
         final double uncachedSeconds = throughStream(groups, uncached, config);
 
@@ -92,20 +91,20 @@ class RewardBenchmark {
         final double streamRate = GROUPS / streamSeconds;
         LOG.info(
                 "reward benchmark: {} groups of G={}: model alone (one call per group, no cache)"
-                        + " {} groups/s; through the topology with the LRU cache {} groups/s;"
+                        + " {} groups/s; through the topology with the cache {} groups/s;"
                         + " ratio stream/model {}; cache hit rate {} ({} model calls)",
                 GROUPS,
                 G,
                 String.format("%.1f", modelRate),
                 String.format("%.1f", streamRate),
                 String.format("%.2f", streamRate / modelRate),
-                String.format("%.3f", cached.hitRate()),
-                cached.modelCalls());
+                String.format("%.3f", cached.stats().hitRate()),
+                cached.stats().loadCount());
         LOG.info(
                 "reward benchmark: through the topology without cache {} groups/s ({} model"
                         + " calls); with exact match (no model: the stream's own cost) {} groups/s",
                 String.format("%.1f", GROUPS / uncachedSeconds),
-                uncached.modelCalls(),
+                uncached.stats().loadCount(),
                 String.format("%.1f", GROUPS / exactSeconds));
     }
 

@@ -14,7 +14,6 @@ import dev.rwml.schemas.deadletter.DeadLetters;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.scoring.Fixtures;
-import dev.rwml.scoring.score.RewardSpecTable;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -96,14 +95,14 @@ class RewardStreamIT {
                     .isEqualTo("WRONG_MAGIC_BYTE");
             assertThat(decode(letters.get(0), DeadLetter.class).getSourceTopic())
                     .isEqualTo("rwml." + run + ".predictions");
-            assertThat(stage.embedder().modelCalls()).isLessThanOrEqualTo(GROUPS);
+            assertThat(stage.embedder().stats().loadCount()).isLessThanOrEqualTo(GROUPS);
         }
 
+        // What rwml rescore starts: a new run's reward stage over another run's predictions.
         try (RewardStage rescore =
-                Rescorer.start(
-                        config(rescoreRun, state),
-                        run,
-                        RewardSpecTable.parse("TEXT=exact"),
+                RewardApp.start(
+                        config(rescoreRun, state)
+                                .with(Map.of("source.run", run, "reward.spec", "TEXT=exact")),
                         new SimpleMeterRegistry())) {
             final List<RewardedGroup> rescored =
                     awaitValues(

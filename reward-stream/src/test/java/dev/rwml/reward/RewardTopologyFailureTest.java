@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.rwml.events.DeadLetter;
+import dev.rwml.runtime.Meters;
 import dev.rwml.runtime.StageName;
 import dev.rwml.runtime.errors.ErrorPolicy;
 import dev.rwml.schemas.registry.MockSchemaRegistry;
@@ -141,7 +142,7 @@ class RewardTopologyFailureTest extends RewardTopologyHarness {
                                         Fixtures.group("alfworld/e1/0", Fixtures.FRIDGE)))
                 .isInstanceOf(StreamsException.class)
                 .satisfies(e -> assertThat(ErrorPolicy.isOutage(e)).isTrue());
-        assertThat(metrics.total("rwml.reward.dead.letters")).isZero();
+        assertThat(Meters.total(meters.find("rwml.reward.dead.letters"))).isZero();
         assertThat(deadLetters.isEmpty()).isTrue();
     }
 
@@ -163,7 +164,7 @@ class RewardTopologyFailureTest extends RewardTopologyHarness {
                 .contains("max.text.chars");
         assertThat(deadLetters.isEmpty()).isTrue();
         assertThat(rewards.readKeyValue().key).isEqualTo("alfworld/e1/1");
-        assertThat(metrics.total("rwml.reward.dead.letters")).isEqualTo(1);
+        assertThat(Meters.total(meters.find("rwml.reward.dead.letters"))).isEqualTo(1);
     }
 
     @Test

@@ -9,6 +9,7 @@ import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.scoring.Fixtures;
 import dev.rwml.scoring.embed.CachingEmbedder;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.AfterEach;
 abstract class RewardTopologyHarness {
 
     protected TopologyTestDriver driver;
+    protected MeterRegistry meters;
     protected RewardMetrics metrics;
     protected TestInputTopic<String, Transition> transitions;
     protected TestInputTopic<String, PredictionGroup> predictions;
@@ -40,7 +42,8 @@ abstract class RewardTopologyHarness {
             final RewardConfig config,
             final Map<String, ?> topologyRegistry,
             final CachingEmbedder embedder) {
-        metrics = new RewardMetrics(new SimpleMeterRegistry(), config.run());
+        meters = new SimpleMeterRegistry();
+        metrics = new RewardMetrics(meters, config.run());
         final Map<String, Object> registry = RewardApp.registryConfig(config);
         driver =
                 new TopologyTestDriver(

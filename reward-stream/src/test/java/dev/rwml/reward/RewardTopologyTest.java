@@ -7,6 +7,7 @@ import dev.rwml.events.Difficulty;
 import dev.rwml.events.PredictionGroup;
 import dev.rwml.events.RewardedGroup;
 import dev.rwml.events.RewardedSample;
+import dev.rwml.runtime.Meters;
 import dev.rwml.runtime.StageName;
 import dev.rwml.schemas.deadletter.DeadLetters;
 import dev.rwml.schemas.registry.MockSchemaRegistry;
@@ -147,7 +148,7 @@ class RewardTopologyTest extends RewardTopologyHarness {
                                 .deserialize("rwml.r0.predictions", original))
                 .isEqualTo(orphan);
         assertThat(rewards.readValuesToList()).hasSize(1);
-        assertThat(metrics.total("rwml.reward.join.misses")).isEqualTo(1);
+        assertThat(Meters.total(meters.find("rwml.reward.join.misses"))).isEqualTo(1);
     }
 
     @Test
@@ -169,7 +170,7 @@ class RewardTopologyTest extends RewardTopologyHarness {
                 .isEqualTo("alfworld/e1/0");
         assertThat(letters.get(0).value().getSourceOffset()).isGreaterThanOrEqualTo(0);
         assertThat(rewards.isEmpty()).isTrue();
-        assertThat(metrics.total("rwml.reward.late")).isEqualTo(1);
+        assertThat(Meters.total(meters.find("rwml.reward.late"))).isEqualTo(1);
     }
 
     @Test
@@ -184,7 +185,7 @@ class RewardTopologyTest extends RewardTopologyHarness {
                 "alfworld/e1/0", Fixtures.group("alfworld/e1/0", Fixtures.FRIDGE), at(1));
 
         assertThat(rewards.readValuesToList()).hasSize(1);
-        assertThat(metrics.total("rwml.reward.dead.letters")).isEqualTo(1);
+        assertThat(Meters.total(meters.find("rwml.reward.dead.letters"))).isEqualTo(1);
     }
 
     @Test
@@ -255,6 +256,6 @@ class RewardTopologyTest extends RewardTopologyHarness {
         assertThat(deadLetters.readRecordsToList())
                 .singleElement()
                 .satisfies(l -> assertThat(reason(l)).isEqualTo(RewardTopology.NO_TRANSITION));
-        assertThat(metrics.total("rwml.reward.transitions.filtered")).isEqualTo(1);
+        assertThat(Meters.total(meters.find("rwml.reward.transitions.filtered"))).isEqualTo(1);
     }
 }

@@ -1,4 +1,5 @@
 /**
- * The names of the pipeline's stages, from which each stage's group ids and client ids are derived.
+ * The names of the pipeline's stages, from which each stage's group ids and client ids are derived,
+ * and reading the stages' counters back.
  */
 package dev.rwml.runtime;

@@ -17,7 +17,7 @@ import java.util.Objects;
  * @param model the server's model name for {@code openai}, e.g. {@code Qwen/Qwen3-Embedding-8B}
  * @param apiKeyEnv the environment variable holding the server's API key; blank for none
  * @param timeout the limit for one embedding request
- * @param cacheSize the most texts whose vectors are kept (LRU); 0 disables the cache
+ * @param cacheSize the most texts whose vectors are kept; 0 disables the cache
  */
 public record EmbeddingSettings(
         String provider,

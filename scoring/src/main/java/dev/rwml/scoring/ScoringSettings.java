@@ -74,7 +74,7 @@ public final class ScoringSettings {
                         e.cacheSize(),
                         Range.atLeast(0),
                         Importance.LOW,
-                        "LRU cache of embedded texts (0 disables it).")
+                        "Most embedded texts kept in memory (0 disables the cache).")
                 .define(
                         "easy.keep.probability",
                         Type.DOUBLE,

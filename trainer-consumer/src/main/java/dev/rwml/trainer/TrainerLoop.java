@@ -468,7 +468,7 @@ public final class TrainerLoop implements AutoCloseable {
 
         private void awaitOutage(final ConsumerRecord<byte[], byte[]> r, final Throwable error) {
             final Duration wait = outage.next();
-            metrics.outageRetries.increment();
+            metrics.outageRetry();
             LOG.warn(
                     "Trainer of run {}: the schema registry at {} is unavailable, so {}-{}@{}"
                             + " cannot be decoded; it is kept (not dead-lettered, nothing is"
@@ -527,7 +527,7 @@ public final class TrainerLoop implements AutoCloseable {
                     state.version,
                     offsets);
             window.committedWithoutVersion();
-            metrics.skippedCommits.increment();
+            metrics.skippedCommit();
             passedOverSinceNanos = nowNanos;
         }
 
@@ -597,7 +597,7 @@ public final class TrainerLoop implements AutoCloseable {
                             out.key(),
                             deadLetters.serializer().serialize(out.topic(), out.value()),
                             out.headers()));
-            metrics.deadLettered.increment();
+            metrics.deadLettered(DeadLetters.reasonOf(p.error()));
         }
 
         private void train(final List<BatchAssembler.Pending> batch) {
@@ -613,17 +613,15 @@ public final class TrainerLoop implements AutoCloseable {
                 for (final List<RewardedGroup> mb : miniBatches) {
                     final long t0 = System.nanoTime();
                     final StepStats stats = policy.step(mb);
-                    metrics.stepLatency.record(Duration.ofNanos(System.nanoTime() - t0));
+                    metrics.step(Duration.ofNanos(System.nanoTime() - t0), stats.tokens());
                     window.step(stats);
-                    metrics.steps.increment();
-                    metrics.tokens.increment(stats.tokens());
                     hook.at(FaultPoint.BETWEEN_STEPS);
                 }
             }
             for (final RewardedGroup g : groups) {
                 window.trained(g, state.version - g.getModelVersion());
             }
-            metrics.groups.increment(groups.size());
+            metrics.trained(groups.size());
         }
 
         private boolean publishDue() {
@@ -671,9 +669,7 @@ public final class TrainerLoop implements AutoCloseable {
             state.published.add(sent);
             state.version = next;
             lastPublishNanos = System.nanoTime();
-            metrics.version(next);
-            metrics.versions.increment();
-            metrics.publishLatency.record(Duration.ofNanos(lastPublishNanos - t0));
+            metrics.published(next, Duration.ofNanos(lastPublishNanos - t0));
             LOG.info(
                     "Trainer: committed version {} of run {} ({} steps, {} groups, published in {}"
                             + " ms, lineage {})",

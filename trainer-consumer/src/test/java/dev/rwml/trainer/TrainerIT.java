@@ -9,13 +9,13 @@ import dev.rwml.events.NextStateKind;
 import dev.rwml.events.OffsetRange;
 import dev.rwml.events.RewardedGroup;
 import dev.rwml.ops.embedded.KafkaStack;
+import dev.rwml.runtime.Meters;
 import dev.rwml.runtime.errors.UnfitSettingsException;
 import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.worldmodel.ModelRuntime;
 import dev.rwml.worldmodel.checkpoint.Checkpoint;
 import dev.rwml.worldmodel.tokenizer.WorldModelTokenizer;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -281,10 +281,7 @@ class TrainerIT {
                     .until(
                             () ->
                                     done.isDone()
-                                            || meters.get("rwml.trainer.dead.letters")
-                                                                    .counter()
-                                                                    .count()
-                                                            == 1.0
+                                            || count(meters, DEAD_LETTERS) == 1.0
                                                     && meters.get("rwml.trainer.groups.dropped")
                                                                     .tag("reason", "stale")
                                                                     .counter()
@@ -316,7 +313,7 @@ class TrainerIT {
                                 .counter()
                                 .count())
                 .isEqualTo(2.0);
-        assertThat(meters.get("rwml.trainer.dead.letters").counter().count()).isEqualTo(1.0);
+        assertThat(count(meters, DEAD_LETTERS)).isEqualTo(1.0);
     }
 
     @Test
@@ -532,7 +529,7 @@ class TrainerIT {
             done.get();
         }
         assertThat(ledger.trained).contains("tau/long/0", "more/3/0").doesNotContain("tau/full/0");
-        assertThat(meters.get("rwml.trainer.dead.letters").counter().count()).isEqualTo(1.0);
+        assertThat(count(meters, DEAD_LETTERS)).isEqualTo(1.0);
         assertThat(deadLetterMessages(run))
                 .singleElement()
                 .asString()
@@ -603,8 +600,7 @@ class TrainerIT {
     }
 
     private static double count(final SimpleMeterRegistry meters, final String name) {
-        final Counter c = meters.find(name).counter();
-        return c == null ? 0.0 : c.count();
+        return Meters.total(meters.find(name));
     }
 
     /** The end offsets of the run's rewards, summed over partitions. */

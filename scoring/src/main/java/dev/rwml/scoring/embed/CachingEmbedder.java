@@ -1,24 +1,26 @@
 package dev.rwml.scoring.embed;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.stats.CacheStats;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.binder.cache.CaffeineCacheMetrics;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.Set;
 
 /**
- * Wraps an embedder with a bounded least-recently-used cache of vectors by text, because
- * observations repeat a lot (the same room, "Nothing happens."); each batch sends only its distinct
- * misses to the model, in one call.
+ * Wraps an embedder with a bounded Caffeine cache of vectors by text, because observations repeat a
+ * lot (the same room, "Nothing happens."); each batch sends only its distinct misses to the model,
+ * in one call.
  */
 public final class CachingEmbedder implements TextEmbedder {
 
     private final TextEmbedder delegate;
-    private final int capacity;
-    private final Map<String, float[]> cache;
-    private final AtomicLong hits = new AtomicLong();
-    private final AtomicLong misses = new AtomicLong();
-    private final AtomicLong modelCalls = new AtomicLong();
+    private final Cache<String, float[]> cache;
 
     /**
      * @param delegate the model to call on a miss
@@ -30,16 +32,14 @@ public final class CachingEmbedder implements TextEmbedder {
                     "embedding cache capacity must be >= 0 (0 disables it), got " + capacity);
         }
         this.delegate = delegate;
-        this.capacity = capacity;
+        // Evicting on the calling stream thread keeps the size bound exact after each batch, and
+        // keeps the work off the common pool that other libraries share.
         this.cache =
-                new LinkedHashMap<>(16, 0.75f, true) {
-                    private static final long serialVersionUID = 1L;
-
-                    @Override
-                    protected boolean removeEldestEntry(final Map.Entry<String, float[]> eldest) {
-                        return size() > CachingEmbedder.this.capacity;
-                    }
-                };
+                Caffeine.newBuilder()
+                        .maximumSize(capacity)
+                        .executor(Runnable::run)
+                        .recordStats()
+                        .build();
     }
 
     @Override
@@ -49,76 +49,48 @@ public final class CachingEmbedder implements TextEmbedder {
 
     @Override
     public List<float[]> embedAll(final List<String> texts) {
-        final float[][] out = new float[texts.size()][];
-        final Map<String, List<Integer>> missing = new LinkedHashMap<>();
-        synchronized (cache) {
-            for (int i = 0; i < texts.size(); i++) {
-                final String text = texts.get(i);
-                final float[] cached = cache.get(text);
-                if (cached != null) {
-                    out[i] = cached;
-                } else {
-                    missing.computeIfAbsent(text, t -> new ArrayList<>()).add(i);
-                }
-            }
+        final Map<String, float[]> vectors = cache.getAll(texts, this::embedMisses);
+        final List<float[]> out = new ArrayList<>(texts.size());
+        for (final String text : texts) {
+            out.add(vectors.get(text));
         }
-        // A repeated text inside one batch is embedded once: the repeats count as hits.
-        misses.addAndGet(missing.size());
-        hits.addAndGet(texts.size() - missing.size());
-        if (!missing.isEmpty()) {
-            final List<String> batch = new ArrayList<>(missing.keySet());
-            final List<float[]> vectors = delegate.embedAll(batch);
-            modelCalls.incrementAndGet();
-            if (vectors.size() != batch.size()) {
-                throw new EmbeddingException(
-                        delegate.modelName()
-                                + " returned "
-                                + vectors.size()
-                                + " vectors for "
-                                + batch.size()
-                                + " texts");
-            }
-            synchronized (cache) {
-                for (int j = 0; j < batch.size(); j++) {
-                    final float[] vector = vectors.get(j);
-                    for (final int position : missing.get(batch.get(j))) {
-                        out[position] = vector;
-                    }
-                    if (capacity > 0) {
-                        cache.put(batch.get(j), vector);
-                    }
-                }
-            }
+        return List.copyOf(out);
+    }
+
+    /** The vectors of a batch's distinct misses, from one call to the model. */
+    private Map<String, float[]> embedMisses(final Set<? extends String> misses) {
+        final List<String> batch = List.copyOf(misses);
+        final List<float[]> vectors = delegate.embedAll(batch);
+        if (vectors.size() != batch.size()) {
+            throw new EmbeddingException(
+                    delegate.modelName()
+                            + " returned "
+                            + vectors.size()
+                            + " vectors for "
+                            + batch.size()
+                            + " texts");
         }
-        return List.of(out);
-    }
-
-    /** Texts answered without embedding them: from the cache or a repeat within the batch. */
-    public long hits() {
-        return hits.get();
-    }
-
-    /** Distinct texts sent to the model. */
-    public long misses() {
-        return misses.get();
-    }
-
-    /** Calls made to the wrapped model. */
-    public long modelCalls() {
-        return modelCalls.get();
-    }
-
-    /** Hits over lookups; 0 before the first lookup. */
-    public double hitRate() {
-        final long h = hits.get();
-        final long total = h + misses.get();
-        return total == 0 ? 0 : (double) h / total;
-    }
-
-    /** Texts currently cached. */
-    public int size() {
-        synchronized (cache) {
-            return cache.size();
+        final Map<String, float[]> byText = new HashMap<>();
+        for (int i = 0; i < batch.size(); i++) {
+            byText.put(batch.get(i), vectors.get(i));
         }
+        return byText;
+    }
+
+    /**
+     * The cache's counts so far: hits and misses count distinct texts per batch, and each load is
+     * one call to the wrapped model.
+     */
+    public CacheStats stats() {
+        return cache.stats();
+    }
+
+    /**
+     * Exposes the cache through Micrometer's cache meters ({@code cache.size}, {@code cache.gets}
+     * by result, {@code cache.evictions}, {@code cache.load} by result, ...) tagged {@code
+     * cache=name} and {@code tags}.
+     */
+    public void bindTo(final MeterRegistry registry, final String name, final Iterable<Tag> tags) {
+        CaffeineCacheMetrics.monitor(registry, cache, name, tags);
     }
 }

@@ -2,6 +2,9 @@ package dev.rwml.scoring.embed;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -39,8 +42,10 @@ class CachingEmbedderTest {
         assertThat(vectors).hasSize(4);
         assertThat(vectors.get(2)).containsExactly(1f, 'a');
         assertThat(vectors.get(3)).containsExactly(3f, 'c');
-        assertThat(cache.misses()).isEqualTo(3);
-        assertThat(cache.hits()).isEqualTo(1);
+        // The repeat shares the first occurrence's vector: one lookup per distinct text.
+        assertThat(vectors.get(2)).isSameAs(vectors.get(0));
+        assertThat(cache.stats().missCount()).isEqualTo(3);
+        assertThat(cache.stats().hitCount()).isZero();
     }
 
     @Test
@@ -53,14 +58,16 @@ class CachingEmbedderTest {
 
         assertThat(model.batches).hasSize(1);
         assertThat(vectors.get(0)).containsExactly(2f, 'b');
-        assertThat(cache.hitRate()).isEqualTo(0.5);
-        assertThat(cache.modelCalls()).isEqualTo(1);
+        assertThat(cache.stats().hitRate()).isEqualTo(0.5);
+        assertThat(cache.stats().loadCount()).isEqualTo(1);
     }
 
     @Test
-    void shouldEvictTheLeastRecentlyUsedTextWhenFull() {
+    void shouldEvictTheLeastUsedTextWhenFull() {
         final RecordingEmbedder model = new RecordingEmbedder();
         final CachingEmbedder cache = new CachingEmbedder(model, 2);
+        final MeterRegistry registry = new SimpleMeterRegistry();
+        cache.bindTo(registry, "embeddings", Tags.empty());
         cache.embedAll(List.of("a"));
         cache.embedAll(List.of("b"));
         cache.embedAll(List.of("a"));
@@ -68,7 +75,7 @@ class CachingEmbedderTest {
 
         cache.embedAll(List.of("a", "b"));
 
-        assertThat(cache.size()).isEqualTo(2);
+        assertThat(size(registry)).isEqualTo(2);
         assertThat(model.batches.get(model.batches.size() - 1)).containsExactly("b");
     }
 
@@ -76,10 +83,17 @@ class CachingEmbedderTest {
     void shouldNotCacheWhenCapacityIsZero() {
         final RecordingEmbedder model = new RecordingEmbedder();
         final CachingEmbedder cache = new CachingEmbedder(model, 0);
+        final MeterRegistry registry = new SimpleMeterRegistry();
+        cache.bindTo(registry, "embeddings", Tags.empty());
         cache.embedAll(List.of("a"));
         cache.embedAll(List.of("a"));
 
         assertThat(model.batches).hasSize(2);
-        assertThat(cache.size()).isZero();
+        assertThat(size(registry)).isZero();
+    }
+
+    /** The texts cached, as the bound {@code cache.size} gauge reports them. */
+    private static double size(final MeterRegistry registry) {
+        return registry.get("cache.size").tag("cache", "embeddings").gauge().value();
     }
 }

@@ -85,7 +85,7 @@ final class RescoreCommand implements Callable<Integer> {
                     out.println("rwml rescore: the reward stage stopped (" + stage.state() + ")");
                     return 1;
                 }
-                final long rewarded = (long) stage.metrics().total("rwml.reward.groups");
+                final long rewarded = (long) stage.metrics().groupCount();
                 if (rewarded != last) {
                     out.printf("rwml rescore: %d groups rescored into run %s%n", rewarded, run);
                     out.flush();

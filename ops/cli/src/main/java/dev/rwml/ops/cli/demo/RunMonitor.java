@@ -4,10 +4,9 @@ import dev.rwml.events.ModelVersion;
 import dev.rwml.ops.cli.status.RunObserver;
 import dev.rwml.ops.cli.status.RunObserver.Observation;
 import dev.rwml.ops.cli.status.RunObserver.PassRate;
+import dev.rwml.runtime.Meters;
 import dev.rwml.runtime.StageName;
 import dev.rwml.runtime.settings.Connection;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -177,15 +176,7 @@ public final class RunMonitor implements AutoCloseable {
 
     /** The sum of a stage's counter ({@code rwml.<stage>.<name>}) over its tags for this run. */
     double total(final StageName stage, final String name) {
-        final String meter = "rwml." + stage.id() + "." + name;
-        double sum = 0;
-        for (final Counter c : meters.find(meter).tag("run", run).counters()) {
-            sum += c.count();
-        }
-        for (final FunctionCounter c : meters.find(meter).tag("run", run).functionCounters()) {
-            sum += c.count();
-        }
-        return sum;
+        return Meters.total(meters, "rwml." + stage.id() + "." + name, run);
     }
 
     @Override

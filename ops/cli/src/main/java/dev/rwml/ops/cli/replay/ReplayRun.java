@@ -10,7 +10,10 @@ import dev.rwml.ops.cli.Progress;
 import dev.rwml.ops.cli.demo.PipelineStages;
 import dev.rwml.ops.cli.status.RunObserver;
 import dev.rwml.prediction.PredictionConfig;
+import dev.rwml.prediction.PredictionMetrics;
 import dev.rwml.reward.RewardConfig;
+import dev.rwml.reward.RewardMetrics;
+import dev.rwml.runtime.Meters;
 import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
@@ -18,7 +21,6 @@ import dev.rwml.trainer.PublishListener;
 import dev.rwml.trainer.TrainerConfig;
 import dev.rwml.worldmodel.artifact.ArtifactRejectedException;
 import dev.rwml.worldmodel.artifact.VerifiedArtifact;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintWriter;
@@ -348,22 +350,18 @@ public final class ReplayRun {
 
     /** Transitions the prediction stage dead-lettered or filtered out (not past the slice end). */
     private static long rejected(final MeterRegistry meters, final String run) {
-        long n = sum(meters, "rwml.prediction.dead.letters", run, null);
-        n += sum(meters, "rwml.prediction.skipped", run, "after-stop");
-        return n;
+        return (long)
+                (Meters.total(meters, PredictionMetrics.DEAD_LETTERS, run)
+                        + Meters.total(
+                                meters.find(PredictionMetrics.SKIPPED)
+                                        .tag("run", run)
+                                        .tag(
+                                                "reason",
+                                                r -> !PredictionMetrics.AFTER_STOP.equals(r))));
     }
 
     private static long rewardDeadLetters(final MeterRegistry meters, final String run) {
-        return sum(meters, "rwml.reward.dead.letters", run, null);
-    }
-
-    private static long sum(
-            final MeterRegistry meters, final String name, final String run, final String except) {
-        return (long)
-                meters.find(name).tag("run", run).counters().stream()
-                        .filter(c -> except == null || !except.equals(c.getId().getTag("reason")))
-                        .mapToDouble(Counter::count)
-                        .sum();
+        return (long) Meters.total(meters, RewardMetrics.DEAD_LETTERS, run);
     }
 
     private interface Check {
