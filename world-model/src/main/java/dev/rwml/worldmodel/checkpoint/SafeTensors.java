@@ -1,15 +1,14 @@
 package dev.rwml.worldmodel.checkpoint;
 
-import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.rwml.worldmodel.model.Tensor;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
+import java.nio.FloatBuffer;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -71,59 +70,44 @@ public final class SafeTensors {
         return out.array();
     }
 
-    /** Parses a safetensors file. */
+    /**
+     * Parses a safetensors file held in memory, as {@link MappedSafetensors} parses one on disk.
+     * Artifacts hold float32 only, as this project writes them.
+     */
     public static Contents read(final byte[] bytes) {
+        final String source = "an artifact entry of " + bytes.length + " bytes";
         if (bytes.length < 8) {
             throw new IllegalArgumentException(
                     "not a safetensors file: " + bytes.length + " bytes");
         }
         final ByteBuffer in = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
-        final long headerLength = in.getLong();
-        if (headerLength <= 0 || headerLength > bytes.length - 8) {
-            throw new IllegalArgumentException(
-                    "not a safetensors file: header length " + headerLength);
-        }
-        final Map<String, Object> header;
-        try {
-            header =
-                    JSON.readValue(
-                            new String(bytes, 8, (int) headerLength, StandardCharsets.UTF_8),
-                            new TypeReference<LinkedHashMap<String, Object>>() {});
-        } catch (final IOException e) {
-            throw new IllegalArgumentException("safetensors header is not valid JSON", e);
-        }
-        final int dataStart = 8 + (int) headerLength;
-        final Map<String, Tensor> tensors = new LinkedHashMap<>();
+        final int headerLength =
+                (int) MappedSafetensors.headerLength(source, in.getLong(0), bytes.length);
         final Map<String, String> metadata = new LinkedHashMap<>();
-        for (final Map.Entry<String, Object> e : header.entrySet()) {
-            if (e.getKey().equals(METADATA)) {
-                ((Map<?, ?>) e.getValue())
-                        .forEach((k, v) -> metadata.put(k.toString(), v.toString()));
-                continue;
-            }
-            final Map<?, ?> info = (Map<?, ?>) e.getValue();
-            if (!"F32".equals(info.get("dtype"))) {
+        final Map<String, Tensor> tensors = new LinkedHashMap<>();
+        for (final MappedSafetensors.Slot slot :
+                MappedSafetensors.parseHeader(
+                        source,
+                        Arrays.copyOfRange(bytes, 8, 8 + headerLength),
+                        bytes.length,
+                        metadata)) {
+            if (slot.dtype() != MappedSafetensors.DType.F32) {
                 throw new IllegalArgumentException(
                         "tensor "
-                                + e.getKey()
+                                + slot.name()
                                 + " has dtype "
-                                + info.get("dtype")
+                                + slot.dtype()
                                 + ": only F32 is supported, convert the file to float32");
             }
-            final List<?> shapeList = (List<?>) info.get("shape");
-            final long[] shape = new long[shapeList.size()];
-            for (int i = 0; i < shape.length; i++) {
-                shape[i] = ((Number) shapeList.get(i)).longValue();
-            }
-            final List<?> offsets = (List<?>) info.get("data_offsets");
-            final int begin = ((Number) offsets.get(0)).intValue();
-            final int end = ((Number) offsets.get(1)).intValue();
-            final float[] data = new float[(end - begin) / 4];
-            ByteBuffer.wrap(bytes, dataStart + begin, end - begin)
-                    .order(ByteOrder.LITTLE_ENDIAN)
-                    .asFloatBuffer()
-                    .get(data);
-            tensors.put(e.getKey(), new Tensor(shape, data));
+            final float[] data = new float[(int) ((slot.end() - slot.start()) / 4)];
+            MappedSafetensors.convert(
+                    slot.dtype(),
+                    ByteBuffer.wrap(bytes, (int) slot.start(), (int) (slot.end() - slot.start()))
+                            .slice()
+                            .order(ByteOrder.LITTLE_ENDIAN),
+                    FloatBuffer.wrap(data),
+                    data.length);
+            tensors.put(slot.name(), new Tensor(slot.shape(), data));
         }
         return new Contents(tensors, metadata);
     }

@@ -3,6 +3,7 @@ package dev.rwml.worldmodel.hf;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.rwml.worldmodel.checkpoint.MappedSafetensors;
 import dev.rwml.worldmodel.checkpoint.SafeTensors;
 import dev.rwml.worldmodel.checkpoint.ZipEntries;
 import dev.rwml.worldmodel.model.Tensor;

@@ -10,6 +10,7 @@ import ai.djl.ndarray.types.Shape;
 import ai.djl.ndarray.types.SparseFormat;
 import ai.djl.nn.Activation;
 import ai.djl.nn.core.Linear;
+import dev.rwml.worldmodel.checkpoint.MappedSafetensors;
 import dev.rwml.worldmodel.model.CausalLM;
 import dev.rwml.worldmodel.model.DecoderShape;
 import dev.rwml.worldmodel.model.KvCache;

@@ -7,6 +7,7 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.rwml.worldmodel.DjlRuntime;
+import dev.rwml.worldmodel.checkpoint.MappedSafetensors;
 import dev.rwml.worldmodel.model.Masks;
 import dev.rwml.worldmodel.model.SequenceBatch;
 import dev.rwml.worldmodel.model.SharedPromptBatch;

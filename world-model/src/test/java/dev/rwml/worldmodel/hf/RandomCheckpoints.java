@@ -1,6 +1,8 @@
 package dev.rwml.worldmodel.hf;
 
-import dev.rwml.worldmodel.hf.SafetensorsFiles.Stored;
+import dev.rwml.worldmodel.checkpoint.MappedSafetensors;
+import dev.rwml.worldmodel.checkpoint.SafetensorsFiles;
+import dev.rwml.worldmodel.checkpoint.SafetensorsFiles.Stored;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package dev.rwml.worldmodel.hf;
+package dev.rwml.worldmodel.checkpoint;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -28,7 +28,9 @@ import java.util.TreeMap;
 /**
  * Reads the tensors of one safetensors file or of a sharded set ({@code
  * model.safetensors.index.json}) by memory-mapping the ranges it is asked for, so files over 2 GiB
- * work and the Java heap never holds a file; F32, F16 and BF16 are read as float32.
+ * work and the Java heap never holds a file; F32, F16 and BF16 are read as float32. Its header
+ * parsing and conversion are the format's one reading, which {@link SafeTensors} uses for the files
+ * inside artifacts too.
  */
 public final class MappedSafetensors implements AutoCloseable {
 
@@ -262,7 +264,8 @@ public final class MappedSafetensors implements AutoCloseable {
         }
     }
 
-    private static void convert(
+    /** Converts {@code n} little-endian elements of {@code dtype} at {@code src} to float32. */
+    static void convert(
             final DType dtype, final ByteBuffer src, final FloatBuffer dst, final int n) {
         switch (dtype) {
             case F32 -> {
@@ -384,18 +387,71 @@ public final class MappedSafetensors implements AutoCloseable {
         }
         final ByteBuffer lengthBytes = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
         readFully(channel, lengthBytes, 0);
-        final long headerLength = lengthBytes.getLong(0);
-        if (headerLength <= 0 || headerLength > MAX_HEADER || headerLength > fileSize - 8) {
-            throw new IllegalArgumentException(
-                    file + " is not a safetensors file: header length " + headerLength);
-        }
+        final long headerLength = headerLength(file.toString(), lengthBytes.getLong(0), fileSize);
         final ByteBuffer headerBytes = ByteBuffer.allocate((int) headerLength);
         readFully(channel, headerBytes, 8);
-        final JsonNode header =
-                JSON.readTree(new String(headerBytes.array(), StandardCharsets.UTF_8));
-        final long dataStart = 8 + headerLength;
         final List<Entry> out = new ArrayList<>();
-        final Iterator<Map.Entry<String, JsonNode>> it = header.fields();
+        for (final Slot slot :
+                parseHeader(
+                        file.getFileName().toString(), headerBytes.array(), fileSize, metadata)) {
+            out.add(
+                    new Entry(
+                            slot.name(),
+                            slot.dtype(),
+                            slot.shape(),
+                            file,
+                            slot.start(),
+                            slot.end()));
+        }
+        return out;
+    }
+
+    /**
+     * Where one tensor's bytes are in a safetensors file or byte array, as its header says.
+     *
+     * @param name the tensor's name
+     * @param dtype the stored element type
+     * @param shape dimensions, outermost first
+     * @param start offset of its first byte from the start of the file
+     * @param end offset one past its last byte
+     */
+    record Slot(String name, DType dtype, long[] shape, long start, long end) {}
+
+    /**
+     * The header's length from a file's first 8 bytes, checked against the file's size.
+     *
+     * @param source the file, for the error
+     */
+    static long headerLength(final String source, final long length, final long fileSize) {
+        if (length <= 0 || length > MAX_HEADER || length > fileSize - 8) {
+            throw new IllegalArgumentException(
+                    source + " is not a safetensors file: header length " + length);
+        }
+        return length;
+    }
+
+    /**
+     * The tensors a header declares, in header order, each checked against the file's size and its
+     * dtype and shape; its {@code __metadata__} strings go to {@code metadata}.
+     *
+     * @param source the file, for errors
+     * @param header the JSON header ({@link #headerLength} bytes after the first 8)
+     */
+    static List<Slot> parseHeader(
+            final String source,
+            final byte[] header,
+            final long fileSize,
+            final Map<String, String> metadata) {
+        final JsonNode root;
+        try {
+            root = JSON.readTree(new String(header, StandardCharsets.UTF_8));
+        } catch (final IOException e) {
+            throw new IllegalArgumentException(
+                    "the safetensors header of " + source + " is not valid JSON", e);
+        }
+        final long dataStart = 8L + header.length;
+        final List<Slot> out = new ArrayList<>();
+        final Iterator<Map.Entry<String, JsonNode>> it = root.fields();
         while (it.hasNext()) {
             final Map.Entry<String, JsonNode> field = it.next();
             if (field.getKey().equals(METADATA)) {
@@ -404,13 +460,13 @@ public final class MappedSafetensors implements AutoCloseable {
                         .forEachRemaining(m -> metadata.put(m.getKey(), m.getValue().asText()));
                 continue;
             }
-            out.add(entry(file, field.getKey(), field.getValue(), dataStart, fileSize));
+            out.add(slot(source, field.getKey(), field.getValue(), dataStart, fileSize));
         }
         return out;
     }
 
-    private static Entry entry(
-            final Path file,
+    private static Slot slot(
+            final String source,
             final String name,
             final JsonNode info,
             final long dataStart,
@@ -424,7 +480,7 @@ public final class MappedSafetensors implements AutoCloseable {
                     "tensor "
                             + name
                             + " in "
-                            + file.getFileName()
+                            + source
                             + " has dtype "
                             + dtypeName
                             + ": only F32, F16 and BF16 can be read (quantised checkpoints are"
@@ -432,31 +488,32 @@ public final class MappedSafetensors implements AutoCloseable {
         }
         final JsonNode shapeNode = info.path("shape");
         final long[] shape = new long[shapeNode.size()];
+        long elements = 1;
         for (int i = 0; i < shape.length; i++) {
             shape[i] = shapeNode.get(i).asLong();
+            elements *= shape[i];
         }
         final JsonNode offsets = info.path("data_offsets");
         final long begin = offsets.path(0).asLong(-1);
         final long end = offsets.path(1).asLong(-1);
-        final Entry e = new Entry(name, dtype, shape, file, dataStart + begin, dataStart + end);
-        if (begin < 0 || end < begin || e.end() > fileSize) {
+        if (begin < 0 || end < begin || dataStart + end > fileSize) {
             throw new IllegalArgumentException(
                     "tensor "
                             + name
                             + " in "
-                            + file.getFileName()
+                            + source
                             + " has data offsets "
                             + offsets
                             + " outside the file of "
                             + fileSize
                             + " bytes");
         }
-        if (end - begin != e.elements() * dtype.bytes()) {
+        if (end - begin != elements * dtype.bytes()) {
             throw new IllegalArgumentException(
                     "tensor "
                             + name
                             + " in "
-                            + file.getFileName()
+                            + source
                             + " has "
                             + (end - begin)
                             + " bytes but shape "
@@ -464,9 +521,9 @@ public final class MappedSafetensors implements AutoCloseable {
                             + " of "
                             + dtype
                             + " needs "
-                            + e.elements() * dtype.bytes());
+                            + elements * dtype.bytes());
         }
-        return e;
+        return new Slot(name, dtype, shape, dataStart + begin, dataStart + end);
     }
 
     private static void readFully(final FileChannel channel, final ByteBuffer dst, final long at)

@@ -1,10 +1,12 @@
-package dev.rwml.worldmodel.hf;
+package dev.rwml.worldmodel.checkpoint;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.rwml.worldmodel.hf.MappedSafetensors.DType;
-import dev.rwml.worldmodel.hf.SafetensorsFiles.Stored;
+import dev.rwml.worldmodel.checkpoint.MappedSafetensors.DType;
+import dev.rwml.worldmodel.checkpoint.SafetensorsFiles.Stored;
+import dev.rwml.worldmodel.hf.HfConfig;
+import dev.rwml.worldmodel.hf.HfFixtures;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;

@@ -1,8 +1,8 @@
-package dev.rwml.worldmodel.hf;
+package dev.rwml.worldmodel.checkpoint;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.rwml.worldmodel.hf.MappedSafetensors.DType;
+import dev.rwml.worldmodel.checkpoint.MappedSafetensors.DType;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -15,17 +15,17 @@ import java.util.Map;
 /**
  * Writes safetensors files for the tests, in F32, F16 or BF16, as the reference writer lays them.
  */
-final class SafetensorsFiles {
+public final class SafetensorsFiles {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** One tensor to write. */
-    record Stored(DType dtype, long[] shape, float[] values) {}
+    public record Stored(DType dtype, long[] shape, float[] values) {}
 
     private SafetensorsFiles() {}
 
     /** Writes the tensors in map order. */
-    static void write(final Path file, final Map<String, Stored> tensors) {
+    public static void write(final Path file, final Map<String, Stored> tensors) {
         final ObjectNode header = JSON.createObjectNode();
         header.putObject("__metadata__").put("format", "pt");
         long offset = 0;
@@ -77,7 +77,7 @@ final class SafetensorsFiles {
     }
 
     /** float32 to binary16 for values that are exactly representable (the tests' choice). */
-    static short toHalf(final float v) {
+    public static short toHalf(final float v) {
         if (v == 0f) {
             return (short) (Float.floatToRawIntBits(v) >>> 16 & 0x8000);
         }
