@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rwml.events.OffsetRange;
+import dev.rwml.runtime.StageName;
 import dev.rwml.runtime.settings.SettingsDefinition;
 import dev.rwml.runtime.start.StartPosition;
 import dev.rwml.runtime.start.StartPositions;
+import dev.rwml.schemas.topics.TopicCatalog;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,6 +38,19 @@ class PredictionConfigTest {
         assertThat(config.overLength()).isEqualTo(OverLengthPolicy.TRUNCATE_HISTORY);
         assertThat(config.envNames()).isEmpty();
         assertThat(config.splits()).isEmpty();
+    }
+
+    @Test
+    void shouldReadOneOfTheInputTopicsThePredictionStageIsMeasuredAgainst() {
+        final PredictionConfig transitions =
+                PredictionConfig.defaults("r1", "localhost:9092", "mock://x");
+        final PredictionConfig curriculum =
+                transitions.with(Map.of("input", PredictionConfig.INPUT_CURRICULUM));
+        final List<String> inputs =
+                StageName.PREDICTION.inputTopics(TopicCatalog.defaults().run("r1"));
+
+        assertThat(List.of(transitions.inputTopic(), curriculum.inputTopic()))
+                .containsExactlyElementsOf(inputs);
     }
 
     @Test

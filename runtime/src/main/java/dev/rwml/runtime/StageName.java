@@ -1,6 +1,9 @@
 package dev.rwml.runtime;
 
+import dev.rwml.schemas.topics.RunTopics;
+import dev.rwml.schemas.topics.TopicCatalog;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
@@ -39,6 +42,33 @@ public enum StageName {
     /** The stage's Kafka application / consumer group id in a run: {@code rwml-<run>-<id>}. */
     public String groupId(final String run) {
         return "rwml-" + run + "-" + id;
+    }
+
+    /**
+     * The topics the stage reads in a run, main input first. The reward stage joins both of its
+     * inputs, so either side falling behind holds groups back; the prediction stage reads only one
+     * of its two, see {@link #readsOneInput}.
+     */
+    public List<String> inputTopics(final RunTopics run) {
+        return switch (this) {
+            case PREDICTION -> List.of(TopicCatalog.TRANSITIONS, run.curriculum().name());
+            case REWARD -> List.of(run.predictions().name(), TopicCatalog.TRANSITIONS);
+            case TRAINER -> List.of(run.rewards().name());
+            case FILTER -> List.of(TopicCatalog.TRANSITIONS);
+        };
+    }
+
+    /**
+     * Whether the stage reads just one of its {@link #inputTopics}, the one its configuration
+     * chooses: the prediction stage reads transitions, or the filter's curriculum.
+     */
+    public boolean readsOneInput() {
+        return this == PREDICTION;
+    }
+
+    /** Whether a run may go without the stage: the filter, which only some runs put first. */
+    public boolean optional() {
+        return this == FILTER;
     }
 
     /** Prefix of the stage's environment variables, e.g. {@code RWML_REWARD_}. */

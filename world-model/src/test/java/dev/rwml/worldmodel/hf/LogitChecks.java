@@ -11,16 +11,9 @@ final class LogitChecks {
 
     private LogitChecks() {}
 
-    /** (steps x vocab) row-major, one forward pass with a causal mask. */
+    /** (steps x vocab) row-major, one forward pass with a causal mask: {@link PrefixLogits}. */
     static float[] full(final HfDecoder model, final NDManager step, final int[] ids) {
-        final int n = ids.length;
-        final NDArray out =
-                model.forward(
-                        step.create(toLong(ids), new Shape(1, n)),
-                        step.create(positions(0, n), new Shape(1, n)),
-                        Masks.causal(step, n),
-                        null);
-        return out.toFloatArray();
+        return PrefixLogits.of(model, step, toLong(ids));
     }
 
     /** The same through the KV cache: the first {@code prefix} tokens at once, then one a step. */

@@ -1,26 +1,16 @@
 package dev.rwml.ops.cli;
 
-import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.Shape;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.rwml.channel.init.BaseModelInit;
 import dev.rwml.channel.init.HfModelInit;
 import dev.rwml.channel.init.PretrainingSlice;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.OffsetRange;
 import dev.rwml.runtime.settings.Connection;
-import dev.rwml.worldmodel.DjlRuntime;
-import dev.rwml.worldmodel.hf.HfDecoder;
-import dev.rwml.worldmodel.hf.HfModel;
 import dev.rwml.worldmodel.hf.LoraConfig;
-import dev.rwml.worldmodel.model.Masks;
 import dev.rwml.worldmodel.train.StepMetrics;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -32,14 +22,17 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code rwml model init}: builds a run's base world model (version 0) from transitions. */
+/**
+ * {@code rwml model init}: builds a run's base world model (version 0) from transitions; {@code
+ * logits} is {@link ModelLogitsCommand}.
+ */
 @Command(
         name = "model",
         mixinStandardHelpOptions = true,
         description = "Create a run's base world model.",
         subcommands = {
             ModelCommand.Init.class,
-            ModelCommand.Logits.class,
+            ModelLogitsCommand.class,
             CommandLine.HelpCommand.class
         })
 final class ModelCommand implements Runnable {
@@ -310,173 +303,6 @@ final class ModelCommand implements Runnable {
                     manifest.getArtifact().getSha256(),
                     manifest.getMetrics().getOrDefault("loss", Double.NaN));
             out.flush();
-        }
-    }
-
-    @Command(
-            name = "logits",
-            mixinStandardHelpOptions = true,
-            description = {
-                "Load a Hugging Face checkpoint directory as the stages do (float32) and print the"
-                        + " next-token logits after every prefix of the given ids, to compare"
-                        + " with any implementation you trust. No cluster is needed.",
-                "Text output shows the top logits per position; --json prints every logit."
-            })
-    static final class Logits implements Callable<Integer> {
-
-        @Spec private CommandSpec spec;
-
-        @Option(
-                names = "--hf",
-                required = true,
-                paramLabel = "DIR",
-                description = "The checkpoint directory.")
-        private Path dir;
-
-        @Option(
-                names = "--ids",
-                split = ",",
-                paramLabel = "ID",
-                description = "Token ids, comma-separated (no BOS is added).")
-        private List<Long> ids;
-
-        @Option(
-                names = "--text",
-                paramLabel = "TEXT",
-                description = "Text to encode with the checkpoint's tokenizer instead of --ids.")
-        private String text;
-
-        @Option(
-                names = "--top",
-                defaultValue = "5",
-                paramLabel = "K",
-                description =
-                        "Logits shown per position in text output (default: ${DEFAULT-VALUE}).")
-        private int top;
-
-        @Option(names = "--json", description = "Print every logit as JSON.")
-        private boolean json;
-
-        @Override
-        public Integer call() throws Exception {
-            if ((ids == null) == (text == null)) {
-                throw new CommandLine.ParameterException(
-                        spec.commandLine(), "give exactly one of --ids and --text");
-            }
-            final PrintWriter out = spec.commandLine().getOut();
-            try (NDManager manager = DjlRuntime.newManager();
-                    HfModel model = HfModel.load(dir, manager)) {
-                final long[] tokens =
-                        text != null
-                                ? Arrays.stream(model.tokenizer().encode(text))
-                                        .asLongStream()
-                                        .toArray()
-                                : ids.stream().mapToLong(Long::longValue).toArray();
-                final int vocab = model.decoder().vocabSize();
-                for (final long id : tokens) {
-                    if (id < 0 || id >= vocab) {
-                        throw new CommandLine.ParameterException(
-                                spec.commandLine(),
-                                "token id " + id + " is outside the vocabulary of " + vocab);
-                    }
-                }
-                if (tokens.length == 0 || tokens.length > model.decoder().maxContext()) {
-                    throw new CommandLine.ParameterException(
-                            spec.commandLine(),
-                            "give 1 to "
-                                    + model.decoder().maxContext()
-                                    + " tokens, not "
-                                    + tokens.length);
-                }
-                final float[] logits = logits(model.decoder(), manager, tokens);
-                if (json) {
-                    printJson(out, model, tokens, logits, vocab);
-                } else {
-                    printTop(out, model, tokens, logits, vocab);
-                }
-            }
-            out.flush();
-            return 0;
-        }
-
-        /** Every position's logits of {@code tokens}, as {@code rwml model logits} prints them. */
-        static float[] logits(
-                final HfDecoder decoder, final NDManager manager, final long[] tokens) {
-            final boolean grad = DjlRuntime.setGradMode(false);
-            try (NDManager step = manager.newSubManager()) {
-                final long[] positions = new long[tokens.length];
-                for (int i = 0; i < positions.length; i++) {
-                    positions[i] = i;
-                }
-                final Shape shape = new Shape(1, tokens.length);
-                return decoder.forward(
-                                step.create(tokens, shape),
-                                step.create(positions, shape),
-                                Masks.causal(step, tokens.length),
-                                null)
-                        .toFloatArray();
-            } finally {
-                DjlRuntime.setGradMode(grad);
-            }
-        }
-
-        private void printJson(
-                final PrintWriter out,
-                final HfModel model,
-                final long[] tokens,
-                final float[] logits,
-                final int vocab)
-                throws Exception {
-            final ObjectMapper mapper = new ObjectMapper();
-            final ObjectNode root = mapper.createObjectNode();
-            root.put("checkpoint", dir.toAbsolutePath().toString());
-            root.put("architecture", model.decoder().config().architecture().className());
-            root.put("vocabSize", vocab);
-            root.put("dtype", "float32");
-            final ArrayNode idArray = root.putArray("ids");
-            for (final long id : tokens) {
-                idArray.add(id);
-            }
-            root.put("positions", "logits[t] are the next-token logits after ids[0..t]");
-            final ArrayNode rows = root.putArray("logits");
-            for (int t = 0; t < tokens.length; t++) {
-                final ArrayNode row = rows.addArray();
-                for (int v = 0; v < vocab; v++) {
-                    row.add(logits[t * vocab + v]);
-                }
-            }
-            out.println(mapper.writeValueAsString(root));
-        }
-
-        private void printTop(
-                final PrintWriter out,
-                final HfModel model,
-                final long[] tokens,
-                final float[] logits,
-                final int vocab) {
-            out.printf(
-                    Locale.ROOT,
-                    "%s from %s: %d positions, vocabulary %d, float32 on %s%n",
-                    model.decoder().config().architecture().className(),
-                    dir,
-                    tokens.length,
-                    vocab,
-                    DjlRuntime.engine().defaultDevice());
-            for (int t = 0; t < tokens.length; t++) {
-                final int offset = t * vocab;
-                final Integer[] order = new Integer[vocab];
-                for (int v = 0; v < vocab; v++) {
-                    order[v] = v;
-                }
-                Arrays.sort(order, (a, b) -> Float.compare(logits[offset + b], logits[offset + a]));
-                final StringBuilder line = new StringBuilder();
-                for (int k = 0; k < Math.min(top, vocab); k++) {
-                    line.append(
-                            String.format(
-                                    Locale.ROOT, " %d:%.6f", order[k], logits[offset + order[k]]));
-                }
-                out.printf(Locale.ROOT, "position %d (id %d) top%s%n", t, tokens[t], line);
-            }
         }
     }
 }

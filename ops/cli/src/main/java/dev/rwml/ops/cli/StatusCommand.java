@@ -1,6 +1,6 @@
 package dev.rwml.ops.cli;
 
-import dev.rwml.ops.cli.status.RunObserver;
+import dev.rwml.ops.cli.status.LagMeter;
 import dev.rwml.ops.cli.status.RunStatus;
 import dev.rwml.ops.cli.status.StatusCollector;
 import dev.rwml.ops.cli.status.StatusReport;
@@ -79,7 +79,7 @@ final class StatusCommand implements Callable<Integer> {
                     spec.commandLine(), "--sample-seconds must be 0 or more, was " + sampleSeconds);
         }
         final PrintWriter out = spec.commandLine().getOut();
-        final List<RunObserver.Stage> stages = stages(RunObserver.Stage.defaults(run));
+        final List<LagMeter.Stage> stages = stages(LagMeter.Stage.defaults(run));
         try (StatusCollector collector = new StatusCollector(run, cluster.connection(), stages)) {
             if (web) {
                 return serve(collector, out);
@@ -100,7 +100,7 @@ final class StatusCommand implements Callable<Integer> {
     }
 
     /** The default stages with the ids given by --group. */
-    private List<RunObserver.Stage> stages(final List<RunObserver.Stage> defaults) {
+    private List<LagMeter.Stage> stages(final List<LagMeter.Stage> defaults) {
         final Map<StageName, String> ids = new EnumMap<>(StageName.class);
         final Set<String> unknown = new TreeSet<>();
         groups.forEach(

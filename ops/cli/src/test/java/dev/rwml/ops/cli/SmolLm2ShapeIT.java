@@ -21,6 +21,7 @@ import dev.rwml.worldmodel.hf.HfDecoder;
 import dev.rwml.worldmodel.hf.HfModel;
 import dev.rwml.worldmodel.hf.LoraAdapter;
 import dev.rwml.worldmodel.hf.LoraCheckpoint;
+import dev.rwml.worldmodel.hf.PrefixLogits;
 import dev.rwml.worldmodel.hf.RandomCheckpoints;
 import dev.rwml.worldmodel.tokenizer.BpeTrainer;
 import dev.rwml.worldmodel.tokenizer.SpecialTokens;
@@ -166,7 +167,7 @@ class SmolLm2ShapeIT {
                                 .asLongStream()
                                 .toArray();
                 final HfDecoder decoder = model.decoder();
-                base = ModelCommand.Logits.logits(decoder, manager, ids);
+                base = PrefixLogits.of(decoder, manager, ids);
                 try (HfDecoder adapted =
                         decoder.withAdapter(
                                 LoraAdapter.fromTensors(
@@ -174,13 +175,13 @@ class SmolLm2ShapeIT {
                                         adapter.config(),
                                         adapter.weights(),
                                         manager))) {
-                    served = ModelCommand.Logits.logits(adapted, manager, ids);
+                    served = PrefixLogits.of(adapted, manager, ids);
                 }
             }
             try (HfDecoder back = HfDecoder.load(exported, manager)) {
                 assertThat(back.config().architecture().className()).isEqualTo("LlamaForCausalLM");
                 assertThat(back.config().parameterCount()).isEqualTo(134_515_008L);
-                reloaded = ModelCommand.Logits.logits(back, manager, ids);
+                reloaded = PrefixLogits.of(back, manager, ids);
             }
         }
         assertThat(maxDifference(served, base))

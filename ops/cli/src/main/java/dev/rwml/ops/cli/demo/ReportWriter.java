@@ -2,7 +2,7 @@ package dev.rwml.ops.cli.demo;
 
 import dev.rwml.evaluation.VersionScore;
 import dev.rwml.events.ModelVersion;
-import dev.rwml.ops.cli.status.RunObserver.PassRate;
+import dev.rwml.ops.cli.status.RunProgress.PassRate;
 import dev.rwml.ops.cli.web.CsvTable;
 import dev.rwml.ops.cli.web.HtmlTemplate;
 import dev.rwml.ops.cli.web.LineChart;

@@ -3,7 +3,7 @@ package dev.rwml.ops.cli.demo;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.ops.cli.status.RunObserver;
 import dev.rwml.ops.cli.status.RunObserver.Observation;
-import dev.rwml.ops.cli.status.RunObserver.PassRate;
+import dev.rwml.ops.cli.status.RunProgress.PassRate;
 import dev.rwml.runtime.Meters;
 import dev.rwml.runtime.StageName;
 import dev.rwml.runtime.settings.Connection;

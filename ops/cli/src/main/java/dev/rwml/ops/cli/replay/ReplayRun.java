@@ -8,7 +8,7 @@ import dev.rwml.events.ModelVersion;
 import dev.rwml.events.OffsetRange;
 import dev.rwml.ops.cli.Progress;
 import dev.rwml.ops.cli.demo.PipelineStages;
-import dev.rwml.ops.cli.status.RunObserver;
+import dev.rwml.ops.cli.status.RunProgress;
 import dev.rwml.prediction.PredictionConfig;
 import dev.rwml.prediction.PredictionMetrics;
 import dev.rwml.reward.RewardConfig;
@@ -160,7 +160,7 @@ public final class ReplayRun {
             try (PipelineStages stages =
                             PipelineStages.start(
                                     prediction, reward, trainer, meters, PublishListener.NONE);
-                    RunObserver observer = new RunObserver(s.run(), connection)) {
+                    RunProgress observer = new RunProgress(s.run(), connection)) {
                 for (int epoch = 1; epoch <= s.epochs(); epoch++) {
                     if (epoch > 1) {
                         stages.restartPrediction(

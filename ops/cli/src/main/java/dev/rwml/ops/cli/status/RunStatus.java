@@ -27,7 +27,7 @@ public record RunStatus(
         List<VersionInfo> versions,
         List<TopicRate> topics,
         List<DeadLetterSummary> deadLetters,
-        RunObserver.FilterCounts filter) {
+        RunProgress.FilterCounts filter) {
 
     public RunStatus {
         stages = List.copyOf(stages);

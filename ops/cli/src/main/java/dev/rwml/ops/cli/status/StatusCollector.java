@@ -3,9 +3,9 @@ package dev.rwml.ops.cli.status;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.ops.cli.dlq.DeadLetterEntry;
 import dev.rwml.ops.cli.dlq.DeadLetterStore;
+import dev.rwml.ops.cli.status.LagMeter.TopicOffsets;
 import dev.rwml.ops.cli.status.RunObserver.Observation;
-import dev.rwml.ops.cli.status.RunObserver.PassRate;
-import dev.rwml.ops.cli.status.RunObserver.TopicOffsets;
+import dev.rwml.ops.cli.status.RunProgress.PassRate;
 import dev.rwml.ops.cli.status.RunStatus.DeadLetterBrief;
 import dev.rwml.ops.cli.status.RunStatus.DeadLetterSummary;
 import dev.rwml.ops.cli.status.RunStatus.TopicRate;
@@ -35,12 +35,12 @@ public final class StatusCollector implements AutoCloseable {
 
     /** A collector for {@code run}'s stages with their default group ids. */
     public StatusCollector(final String run, final Connection connection) {
-        this(run, connection, RunObserver.Stage.defaults(run));
+        this(run, connection, LagMeter.Stage.defaults(run));
     }
 
     /** A collector measuring the given stages (for stages started with other group ids). */
     public StatusCollector(
-            final String run, final Connection connection, final List<RunObserver.Stage> stages) {
+            final String run, final Connection connection, final List<LagMeter.Stage> stages) {
         this.run = run;
         this.observer = new RunObserver(run, connection, stages);
         this.deadLetters = new DeadLetterStore(connection);

@@ -3,7 +3,7 @@ package dev.rwml.ops.cli.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rwml.evaluation.VersionScore;
-import dev.rwml.ops.cli.status.RunObserver.PassRate;
+import dev.rwml.ops.cli.status.RunProgress.PassRate;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;

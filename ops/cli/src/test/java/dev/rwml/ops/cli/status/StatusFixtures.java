@@ -78,6 +78,6 @@ final class StatusFixtures {
                                                 "rwml.transitions/2/17",
                                                 T0.plusSeconds(5),
                                                 "schema id 99 is not registered")))),
-                new RunObserver.FilterCounts(112, 60, 83));
+                new RunProgress.FilterCounts(112, 60, 83));
     }
 }
