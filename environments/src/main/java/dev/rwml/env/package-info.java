@@ -1,2 +1,4 @@
-/** Environments, agents and the episode runner that turns their steps into transitions; no Kafka. */
+/**
+ * Environments, agents and the episode runner that turns their steps into transitions; no Kafka.
+ */
 package dev.rwml.env;

@@ -1,2 +1,5 @@
-/** Importing recorded trajectories into the transitions topic, keyed and shaped like live transitions. */
+/**
+ * Importing recorded trajectories into the transitions topic, keyed and shaped like live
+ * transitions.
+ */
 package dev.rwml.env.imports;

@@ -1,2 +1,5 @@
-/** The environment producer stage: runs episodes and publishes their transitions, rate-limited, idempotently. */
+/**
+ * The environment producer stage: runs episodes and publishes their transitions, rate-limited,
+ * idempotently.
+ */
 package dev.rwml.env.produce;

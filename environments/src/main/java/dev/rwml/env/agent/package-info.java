@@ -1,2 +1,5 @@
-/** Agents that act in the environments: random, expert, and expert with an epsilon of random actions. */
+/**
+ * Agents that act in the environments: random, expert, and expert with an epsilon of random
+ * actions.
+ */
 package dev.rwml.env.agent;
