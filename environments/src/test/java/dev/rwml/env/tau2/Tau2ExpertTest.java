@@ -3,7 +3,7 @@ package dev.rwml.env.tau2;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rwml.env.tau2.airline.AirlineDesk;
-import dev.rwml.env.tau2.airline.AirlineGenerator;
+import dev.rwml.env.tau2.airline.AirlineTasks;
 import dev.rwml.env.tau2.retail.RetailDesk;
 import dev.rwml.env.tau2.retail.RetailGenerator;
 import java.util.List;
@@ -40,7 +40,9 @@ class Tau2ExpertTest {
                 new Domain(
                         "airline",
                         seed -> AirlineDesk.create(Splits.TRAIN, seed),
-                        AirlineGenerator.KINDS,
+                        Stream.of(AirlineTasks.TaskKind.values())
+                                .map(AirlineTasks.TaskKind::id)
+                                .toList(),
                         "cancel_reservation"),
                 new Domain(
                         "retail",

@@ -237,13 +237,6 @@ public final class AirlineTools extends DomainTools<AirlineDb> {
         return out;
     }
 
-    private static int requiredNonfree(
-            final User user, final String cabin, final int passengers, final int totalBags) {
-        return Math.max(
-                0,
-                totalBags - AirlineDb.freeBagsPerPassenger(user.membership(), cabin) * passengers);
-    }
-
     private static void requireBags(
             final User user,
             final String cabin,
@@ -253,7 +246,7 @@ public final class AirlineTools extends DomainTools<AirlineDb> {
         if (total < 0 || nonfree < 0) {
             throw ToolError.badArgument("baggage counts must not be negative");
         }
-        final int expected = requiredNonfree(user, cabin, passengers, total);
+        final int expected = AirlineDb.nonfreeBags(user.membership(), cabin, passengers, total);
         if (nonfree != expected) {
             throw ToolError.rule(
                     "nonfree_baggages should be "
