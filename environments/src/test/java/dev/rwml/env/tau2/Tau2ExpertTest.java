@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.rwml.env.tau2.airline.AirlineDesk;
 import dev.rwml.env.tau2.airline.AirlineTasks;
 import dev.rwml.env.tau2.retail.RetailDesk;
-import dev.rwml.env.tau2.retail.RetailGenerator;
+import dev.rwml.env.tau2.retail.RetailTasks;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -47,7 +47,9 @@ class Tau2ExpertTest {
                 new Domain(
                         "retail",
                         seed -> RetailDesk.create(Splits.TRAIN, seed),
-                        RetailGenerator.KINDS,
+                        Stream.of(RetailTasks.TaskKind.values())
+                                .map(RetailTasks.TaskKind::id)
+                                .toList(),
                         "cancel_pending_order"));
     }
 
