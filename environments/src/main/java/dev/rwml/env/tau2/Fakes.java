@@ -3,8 +3,10 @@ package dev.rwml.env.tau2;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /** Seeded generators of names, addresses and ids shared by the domains' database generators. */
 public final class Fakes {
@@ -106,6 +108,29 @@ public final class Fakes {
                 + name.lastName().toLowerCase()
                 + "_"
                 + (100 + rng.nextInt(9900));
+    }
+
+    /** An email address like {@code sara.doe1234@example.com}. */
+    public static String email(final SplittableRandom rng, final Name name) {
+        return name.firstName().toLowerCase()
+                + "."
+                + name.lastName().toLowerCase()
+                + digits(rng, 4)
+                + "@example.com";
+    }
+
+    /** A visa or mastercard and its last four digits. */
+    public static CreditCard creditCard(final SplittableRandom rng) {
+        return new CreditCard(rng.nextBoolean() ? "visa" : "mastercard", digits(rng, 4));
+    }
+
+    /** The first of {@code draw}'s values that is not yet in {@code taken}, which now holds it. */
+    public static String unique(final Set<String> taken, final Supplier<String> draw) {
+        String id;
+        do {
+            id = draw.get();
+        } while (!taken.add(id));
+        return id;
     }
 
     /** A US address. */

@@ -9,6 +9,14 @@ import java.util.function.Function;
 /** Chooses a task kind that a generated database supports, trying the kinds in seeded order. */
 public final class TaskKinds {
 
+    /** Generates the tasks of one kind from a database of type {@code D}. */
+    @FunctionalInterface
+    public interface Generator<D> {
+
+        /** A task with this id and kind, or empty when nothing in the database fits the kind. */
+        Optional<Tau2Task> task(String id, String kind, D db, SplittableRandom rng);
+    }
+
     private TaskKinds() {}
 
     /**
@@ -17,14 +25,14 @@ public final class TaskKinds {
      *
      * @throws IllegalStateException when no kind fits
      */
-    public static Tau2Task firstFitting(
+    public static <K> Tau2Task firstFitting(
             final String id,
-            final List<String> kinds,
+            final List<K> kinds,
             final SplittableRandom rng,
-            final Function<String, Optional<Tau2Task>> taskOfKind) {
-        final List<String> left = new ArrayList<>(kinds);
+            final Function<K, Optional<Tau2Task>> taskOfKind) {
+        final List<K> left = new ArrayList<>(kinds);
         while (!left.isEmpty()) {
-            final String kind = left.remove(rng.nextInt(left.size()));
+            final K kind = left.remove(rng.nextInt(left.size()));
             final Optional<Tau2Task> task = taskOfKind.apply(kind);
             if (task.isPresent()) {
                 return task.get();

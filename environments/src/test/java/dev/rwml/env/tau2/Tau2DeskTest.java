@@ -3,9 +3,11 @@ package dev.rwml.env.tau2;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rwml.env.Environment;
+import dev.rwml.env.Environment.Step;
 import dev.rwml.env.tau2.airline.AirlineDesk;
 import dev.rwml.env.tau2.retail.RetailDesk;
 import dev.rwml.events.NextStateKind;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -136,7 +138,7 @@ class Tau2DeskTest {
                                 : RetailDesk.create(Splits.TEST, seed);
                 assertThat(a.databaseSnapshot()).isEqualTo(b.databaseSnapshot());
                 assertThat(a.goldTask()).isEqualTo(b.goldTask());
-                assertThat(randomConversation(a, seed)).isEqualTo(randomConversation(b, seed));
+                assertThat(randomTurns(a, seed)).isEqualTo(randomTurns(b, seed));
             }
         }
     }
@@ -156,20 +158,34 @@ class Tau2DeskTest {
                     seed % 2 == 0
                             ? RetailDesk.create(Splits.TRAIN, seed)
                             : AirlineDesk.create(Splits.TRAIN, seed);
-            final List<String> conversation = randomConversation(desk, seed);
-            assertThat(desk.done()).isTrue();
-            assertThat(conversation).isNotEmpty();
+            final List<Step> steps = randomTurns(desk, seed).stream().map(Turn::step).toList();
+            assertThat(desk.done()).as("seed %d ended within its step budget", seed).isTrue();
+            assertThat(steps).isNotEmpty().hasSizeLessThanOrEqualTo(Tau2Desk.DEFAULT_MAX_STEPS);
+            assertThat(steps).allSatisfy(s -> assertThat(s.observation()).isNotBlank());
+            assertThat(steps.subList(0, steps.size() - 1))
+                    .as("steps before the last")
+                    .allSatisfy(
+                            s -> {
+                                assertThat(s.done()).isFalse();
+                                assertThat(s.reward()).isZero();
+                            });
+            final Step last = steps.get(steps.size() - 1);
+            assertThat(last.done()).isTrue();
+            assertThat(last.reward()).isIn(0.0, 1.0);
         }
     }
 
-    private static List<String> randomConversation(final Tau2Desk desk, final long seed) {
+    /** One action of an agent and what the desk answered. */
+    private record Turn(String action, Step step) {}
+
+    /** Random admissible actions until the desk ends, but never more than one past its cap. */
+    private static List<Turn> randomTurns(final Tau2Desk desk, final long seed) {
         final SplittableRandom rng = new SplittableRandom(seed);
-        final java.util.ArrayList<String> out = new java.util.ArrayList<>();
-        while (!desk.done()) {
+        final List<Turn> out = new ArrayList<>();
+        while (!desk.done() && out.size() <= Tau2Desk.DEFAULT_MAX_STEPS) {
             final List<String> actions = desk.admissibleActions();
             final String action = actions.get(rng.nextInt(actions.size()));
-            out.add(action);
-            out.add(desk.step(action).observation());
+            out.add(new Turn(action, desk.step(action)));
         }
         return out;
     }

@@ -3,9 +3,9 @@ package dev.rwml.env.tau2;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rwml.env.tau2.airline.AirlineDesk;
-import dev.rwml.env.tau2.airline.AirlineGenerator;
+import dev.rwml.env.tau2.airline.AirlineTasks;
 import dev.rwml.env.tau2.retail.RetailDesk;
-import dev.rwml.env.tau2.retail.RetailGenerator;
+import dev.rwml.env.tau2.retail.RetailTasks;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -40,12 +40,16 @@ class Tau2ExpertTest {
                 new Domain(
                         "airline",
                         seed -> AirlineDesk.create(Splits.TRAIN, seed),
-                        AirlineGenerator.KINDS,
+                        Stream.of(AirlineTasks.TaskKind.values())
+                                .map(AirlineTasks.TaskKind::id)
+                                .toList(),
                         "cancel_reservation"),
                 new Domain(
                         "retail",
                         seed -> RetailDesk.create(Splits.TRAIN, seed),
-                        RetailGenerator.KINDS,
+                        Stream.of(RetailTasks.TaskKind.values())
+                                .map(RetailTasks.TaskKind::id)
+                                .toList(),
                         "cancel_pending_order"));
     }
 

@@ -2,6 +2,7 @@ package dev.rwml.env.tau2.airline;
 
 import dev.rwml.env.StableMaps;
 import dev.rwml.env.tau2.Address;
+import dev.rwml.env.tau2.CreditCard;
 import dev.rwml.env.tau2.DomainDb;
 import dev.rwml.env.tau2.Name;
 import java.util.List;
@@ -42,6 +43,11 @@ public record AirlineDb(
     /** A stored payment method: {@code credit_card}, {@code gift_card} or {@code certificate}. */
     public record PaymentMethod(
             String source, String id, String brand, String lastFour, Integer amount) {
+
+        /** The credit card {@code id}. */
+        public static PaymentMethod creditCard(final String id, final CreditCard card) {
+            return new PaymentMethod("credit_card", id, card.brand(), card.lastFour(), null);
+        }
 
         /** How the user would name it. */
         public String describe() {
@@ -107,6 +113,14 @@ public record AirlineDb(
                     methods,
                     savedPassengers,
                     reservationIds);
+        }
+
+        /** The user's first credit card; every generated user has one. */
+        public PaymentMethod creditCard() {
+            return paymentMethods.values().stream()
+                    .filter(m -> m.source().equals("credit_card"))
+                    .findFirst()
+                    .orElseThrow();
         }
 
         /** The user as a passenger. */
@@ -290,5 +304,14 @@ public record AirlineDb(
                     default -> 0;
                 };
         return level + CABINS.indexOf(cabin);
+    }
+
+    /** How many of {@code totalBags} checked bags are not free for these passengers. */
+    public static int nonfreeBags(
+            final String membership,
+            final String cabin,
+            final int passengers,
+            final int totalBags) {
+        return Math.max(0, totalBags - freeBagsPerPassenger(membership, cabin) * passengers);
     }
 }

@@ -21,8 +21,8 @@ public final class AirlineDesk {
     /** An episode with the given cap on agent actions. */
     public static Tau2Desk create(final String split, final long seed, final int maxSteps) {
         final SplittableRandom rng = new SplittableRandom(Splits.generatorSeed(split, seed));
-        final AirlineDb db = AirlineGenerator.database(rng);
-        final Tau2Task task = AirlineGenerator.task("airline/" + split + "/" + seed, db, rng);
+        final AirlineDb db = AirlineDbGenerator.database(rng);
+        final Tau2Task task = AirlineTasks.task("airline/" + split + "/" + seed, db, rng);
         return new Tau2Desk(new AirlineTools(db), task, maxSteps);
     }
 }

@@ -237,13 +237,6 @@ public final class AirlineTools extends DomainTools<AirlineDb> {
         return out;
     }
 
-    private static int requiredNonfree(
-            final User user, final String cabin, final int passengers, final int totalBags) {
-        return Math.max(
-                0,
-                totalBags - AirlineDb.freeBagsPerPassenger(user.membership(), cabin) * passengers);
-    }
-
     private static void requireBags(
             final User user,
             final String cabin,
@@ -253,7 +246,7 @@ public final class AirlineTools extends DomainTools<AirlineDb> {
         if (total < 0 || nonfree < 0) {
             throw ToolError.badArgument("baggage counts must not be negative");
         }
-        final int expected = requiredNonfree(user, cabin, passengers, total);
+        final int expected = AirlineDb.nonfreeBags(user.membership(), cabin, passengers, total);
         if (nonfree != expected) {
             throw ToolError.rule(
                     "nonfree_baggages should be "
@@ -286,17 +279,7 @@ public final class AirlineTools extends DomainTools<AirlineDb> {
             final String number = f.text("flight_number");
             final String date = date(f);
             final FlightDate fd = available(number, date, " for booking");
-            if (fd.availableSeats().get(cabin) < passengers.size()) {
-                throw ToolError.rule(
-                        "Not enough seats on flight "
-                                + number
-                                + " on "
-                                + date
-                                + ": "
-                                + fd.availableSeats().get(cabin)
-                                + " left in "
-                                + cabin);
-            }
+            requireSeats(number, date, fd, cabin, passengers.size());
             flights.add(reservationFlight(number, date, fd, cabin));
         }
         requireRoute(flights, origin, destination, flightType);
@@ -510,6 +493,21 @@ public final class AirlineTools extends DomainTools<AirlineDb> {
         return fd;
     }
 
+    /** Refuses unless flight {@code number} on {@code date} has {@code needed} seats in a cabin. */
+    private static void requireSeats(
+            final String number,
+            final String date,
+            final FlightDate fd,
+            final String cabin,
+            final int needed) {
+        final int left = fd.availableSeats().get(cabin);
+        if (left < needed) {
+            throw ToolError.rule(
+                    "Not enough seats on flight %s on %s: %s left in %s"
+                            .formatted(number, date, left, cabin));
+        }
+    }
+
     /** Flight {@code number} on {@code date} at its price in {@code cabin}. */
     private ReservationFlight reservationFlight(
             final String number, final String date, final FlightDate fd, final String cabin) {
@@ -538,10 +536,7 @@ public final class AirlineTools extends DomainTools<AirlineDb> {
                 continue;
             }
             final FlightDate fd = available(number, date, "");
-            if (fd.availableSeats().get(cabin) < r.passengers().size()) {
-                throw ToolError.rule(
-                        "Not enough seats on flight " + number + " on " + date + " in " + cabin);
-            }
+            requireSeats(number, date, fd, cabin, r.passengers().size());
             flights.add(reservationFlight(number, date, fd, cabin));
         }
         flightsChanged |= requested.size() != r.flights().size();

@@ -2,6 +2,7 @@ package dev.rwml.env.tau2.retail;
 
 import dev.rwml.env.StableMaps;
 import dev.rwml.env.tau2.Address;
+import dev.rwml.env.tau2.CreditCard;
 import dev.rwml.env.tau2.DomainDb;
 import dev.rwml.env.tau2.Name;
 import java.util.List;
@@ -29,6 +30,11 @@ public record RetailDb(
     /** A stored payment method: {@code credit_card}, {@code paypal} or {@code gift_card}. */
     public record PaymentMethod(
             String source, String id, String brand, String lastFour, Double balance) {
+
+        /** The credit card {@code id}. */
+        public static PaymentMethod creditCard(final String id, final CreditCard card) {
+            return new PaymentMethod("credit_card", id, card.brand(), card.lastFour(), null);
+        }
 
         /** How the user would name it, e.g. {@code my visa credit card ending in 1234}. */
         public String describe() {

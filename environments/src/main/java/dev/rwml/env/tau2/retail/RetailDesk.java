@@ -21,8 +21,8 @@ public final class RetailDesk {
     /** An episode with the given cap on agent actions. */
     public static Tau2Desk create(final String split, final long seed, final int maxSteps) {
         final SplittableRandom rng = new SplittableRandom(Splits.generatorSeed(split, seed));
-        final RetailDb db = RetailGenerator.database(rng);
-        final Tau2Task task = RetailGenerator.task("retail/" + split + "/" + seed, db, rng);
+        final RetailDb db = RetailDbGenerator.database(rng);
+        final Tau2Task task = RetailTasks.task("retail/" + split + "/" + seed, db, rng);
         return new Tau2Desk(new RetailTools(db), task, maxSteps);
     }
 }
