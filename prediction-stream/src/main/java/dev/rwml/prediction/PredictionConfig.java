@@ -100,28 +100,9 @@ public record PredictionConfig(
                         8,
                         Range.between(1, 256),
                         Importance.HIGH,
-                        "G samples per transition.")
-                .define(
-                        "sampling.temperature",
-                        Type.DOUBLE,
-                        1.0,
-                        Range.between(0, 100),
-                        Importance.MEDIUM,
-                        "Sampling temperature (0 samples greedily).")
-                .define(
-                        "sampling.top.p",
-                        Type.DOUBLE,
-                        1.0,
-                        Range.between(1e-6, 1),
-                        Importance.MEDIUM,
-                        "Nucleus sampling: the smallest token set of this probability, in (0, 1].")
-                .define(
-                        "sampling.max.new.tokens",
-                        Type.INT,
-                        64,
-                        Range.between(1, 8192),
-                        Importance.MEDIUM,
-                        "Longest completion.")
+                        "G samples per transition.");
+        // Split so that the sampling keys stay beside the group size in the settings table.
+        SamplingSettings.define(def)
                 .define(
                         "sampling.seed",
                         Type.LONG,
@@ -203,14 +184,15 @@ public record PredictionConfig(
     public static PredictionConfig of(final Settings s) {
         final String run = s.run();
         final String appId = s.getString("application.id");
+        final SamplingSettings sampling = SamplingSettings.from(s, s.getInt("group.size"));
         return new PredictionConfig(
                 s,
                 appId.isBlank() ? StageName.PREDICTION.groupId(run) : appId,
                 StartPosition.parse(s.getString(StartPosition.SETTING)),
-                s.getInt("group.size"),
-                s.getDouble("sampling.temperature").floatValue(),
-                s.getDouble("sampling.top.p").floatValue(),
-                s.getInt("sampling.max.new.tokens"),
+                sampling.groupSize(),
+                sampling.temperature(),
+                sampling.topP(),
+                sampling.maxNewTokens(),
                 s.getLong("sampling.seed"),
                 s.getInt("batch.size"),
                 s.getDuration("batch.max.wait"),
