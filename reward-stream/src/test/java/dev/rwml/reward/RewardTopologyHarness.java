@@ -46,7 +46,7 @@ abstract class RewardTopologyHarness {
                 new TopologyTestDriver(
                         RewardTopology.build(
                                 config,
-                                topologyRegistry,
+                                RewardApp.wiring(config, topologyRegistry),
                                 RewardApp.rewarder(config, embedder, metrics),
                                 metrics,
                                 Clock.systemUTC()),
