@@ -119,7 +119,7 @@ public record FilterConfig(
                         Importance.LOW,
                         "Transitions with a longer next observation go to the dead-letter topic.")
                 .define(
-                        "state.dir",
+                        StreamsLifecycle.STATE_DIR,
                         Type.STRING,
                         "",
                         Importance.LOW,
@@ -149,7 +149,7 @@ public record FilterConfig(
                 s.getInt("max.text.chars"),
                 s.getInt(StreamsLifecycle.STREAM_THREADS),
                 ModelRuntime.from(s),
-                s.getString("state.dir"),
+                s.getString(StreamsLifecycle.STATE_DIR),
                 s.under(STREAMS_PREFIX));
     }
 

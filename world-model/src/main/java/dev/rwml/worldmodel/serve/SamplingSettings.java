@@ -17,13 +17,13 @@ import org.apache.kafka.common.config.ConfigException;
  */
 public record SamplingSettings(int groupSize, float temperature, float topP, int maxNewTokens) {
 
-    /** The setting of {@link #temperature}. */
+    /** The setting of {@link #temperature()}. */
     public static final String TEMPERATURE = "sampling.temperature";
 
-    /** The setting of {@link #topP}. */
+    /** The setting of {@link #topP()}. */
     public static final String TOP_P = "sampling.top.p";
 
-    /** The setting of {@link #maxNewTokens}. */
+    /** The setting of {@link #maxNewTokens()}. */
     public static final String MAX_NEW_TOKENS = "sampling.max.new.tokens";
 
     /** The fewest prompt tokens a model's context must leave beside a whole completion. */
