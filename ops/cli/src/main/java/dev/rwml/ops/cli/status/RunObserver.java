@@ -268,7 +268,7 @@ public final class RunObserver implements AutoCloseable {
         watched.add(topics.predictions().name());
         watched.add(topics.rewards().name());
         watched.add(topics.models().name());
-        watched.addAll(DeadLetterStore.topicsOf(run));
+        watched.add(DeadLetterStore.topicOf(run));
         return List.copyOf(watched);
     }
 
