@@ -123,7 +123,8 @@ public final class FilterApp {
                         ADMIN_TIMEOUT,
                         config.brokerTimeout());
             }
-            final Topology topology = FilterTopology.build(config, registryConfig, judge, metrics);
+            final Topology topology =
+                    FilterTopology.build(config, wiring(config, registryConfig), judge, metrics);
             streams = new KafkaStreams(topology, streamsProperties(config, metrics));
             termination =
                     StreamsLifecycle.watch(
@@ -188,6 +189,19 @@ public final class FilterApp {
                                                     + ", which has none; set start.from to"
                                                     + " earliest, latest or a time"));
         }
+    }
+
+    /** The run's topics for {@link FilterTopology}, their serdes on {@code registryConfig}. */
+    static FilterTopology.Wiring wiring(
+            final FilterConfig config, final Map<String, ?> registryConfig) {
+        final TopicCatalog catalog = TopicCatalog.defaults();
+        final RunTopics topics = catalog.run(config.run());
+        return new FilterTopology.Wiring(
+                catalog.transitions().name(),
+                topics,
+                catalog.transitions().valueSerde(registryConfig),
+                topics.difficulty().valueSerde(registryConfig),
+                topics.curriculum().valueSerde(registryConfig));
     }
 
     /** The Kafka Streams settings: exactly-once v2, the dead-letter handlers, the overrides. */

@@ -93,28 +93,9 @@ public record FilterConfig(
                         PAPER_TRIES,
                         Range.between(1, 256),
                         Importance.HIGH,
-                        "K: predictions of the filter model per transition (the paper's 10).")
-                .define(
-                        "sampling.temperature",
-                        Type.DOUBLE,
-                        1.0,
-                        Range.between(0, 100),
-                        Importance.MEDIUM,
-                        "Sampling temperature of the tries (0 samples greedily).")
-                .define(
-                        "sampling.top.p",
-                        Type.DOUBLE,
-                        1.0,
-                        Range.between(1e-6, 1),
-                        Importance.LOW,
-                        "Nucleus sampling of the tries, in (0, 1].")
-                .define(
-                        "sampling.max.new.tokens",
-                        Type.INT,
-                        64,
-                        Range.between(1, 8192),
-                        Importance.MEDIUM,
-                        "Longest try.")
+                        "K: predictions of the filter model per transition (the paper's 10).");
+        // Split so that the sampling keys stay beside the group size in the settings table.
+        SamplingSettings.define(def)
                 .define(
                         "prompt.max.tokens",
                         Type.INT,
@@ -138,7 +119,7 @@ public record FilterConfig(
                         Importance.LOW,
                         "Transitions with a longer next observation go to the dead-letter topic.")
                 .define(
-                        "state.dir",
+                        StreamsLifecycle.STATE_DIR,
                         Type.STRING,
                         "",
                         Importance.LOW,
@@ -159,11 +140,7 @@ public record FilterConfig(
                 filterRun.isBlank() ? s.run() : filterRun,
                 s.getLong("filter.version"),
                 StartPosition.parse(s.getString(StartPosition.SETTING)),
-                new SamplingSettings(
-                        s.getInt("tries"),
-                        s.getDouble("sampling.temperature").floatValue(),
-                        s.getDouble("sampling.top.p").floatValue(),
-                        s.getInt("sampling.max.new.tokens")),
+                SamplingSettings.from(s, s.getInt("tries")),
                 s.getInt("prompt.max.tokens"),
                 new LinkedHashSet<>(s.getList("envs")),
                 ScoringSettings.rewardSpecs(s),
@@ -172,7 +149,7 @@ public record FilterConfig(
                 s.getInt("max.text.chars"),
                 s.getInt(StreamsLifecycle.STREAM_THREADS),
                 ModelRuntime.from(s),
-                s.getString("state.dir"),
+                s.getString(StreamsLifecycle.STATE_DIR),
                 s.under(STREAMS_PREFIX));
     }
 

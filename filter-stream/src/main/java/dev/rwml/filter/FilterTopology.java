@@ -5,9 +5,7 @@ import dev.rwml.events.TransitionDifficulty;
 import dev.rwml.runtime.streams.InputSizeLimit;
 import dev.rwml.runtime.streams.UniqueTransitions;
 import dev.rwml.schemas.topics.RunTopics;
-import dev.rwml.schemas.topics.TopicCatalog;
 import java.time.Duration;
-import java.util.Map;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -42,29 +40,41 @@ public final class FilterTopology {
     private record Judged(Transition transition, TransitionDifficulty verdict) {}
 
     /**
+     * The topics and serdes the topology wires together.
+     *
+     * @param transitionsTopic the shared transitions log
+     * @param topics the run's topics: difficulty and curriculum
+     * @param transitions reads Transition values
+     * @param verdicts writes TransitionDifficulty values
+     * @param curriculum writes the kept Transition values
+     */
+    public record Wiring(
+            String transitionsTopic,
+            RunTopics topics,
+            Serde<Transition> transitions,
+            Serde<TransitionDifficulty> verdicts,
+            Serde<Transition> curriculum) {}
+
+    /**
      * The topology.
      *
-     * @param config the stage's settings (run, env filter)
-     * @param registryConfig the serdes' registry settings
+     * @param config the stage's settings (env filter)
+     * @param wiring the topics and their serdes
      * @param judge judges each transition
      * @param metrics counts verdicts
      */
     public static Topology build(
             final FilterConfig config,
-            final Map<String, ?> registryConfig,
+            final Wiring wiring,
             final DifficultyJudge judge,
             final FilterMetrics metrics) {
-        final TopicCatalog catalog = TopicCatalog.defaults();
-        final RunTopics target = catalog.run(config.run());
-        final Serde<Transition> transitionSerde = catalog.transitions().valueSerde(registryConfig);
-        final Serde<Transition> limited = InputSizeLimit.limited(transitionSerde);
-        final Serde<TransitionDifficulty> difficultySerde =
-                target.difficulty().valueSerde(registryConfig);
+        final RunTopics target = wiring.topics();
+        final Serde<Transition> limited = InputSizeLimit.limited(wiring.transitions());
         final StreamsBuilder builder = new StreamsBuilder();
 
         final KStream<String, Judged> judged =
                 builder.stream(
-                                catalog.transitions().name(),
+                                wiring.transitionsTopic(),
                                 Consumed.with(Serdes.String(), limited)
                                         .withName("transitions-source"))
                         .filter(
@@ -87,14 +97,14 @@ public final class FilterTopology {
         judged.mapValues(Judged::verdict, Named.as("verdicts"))
                 .to(
                         target.difficulty().name(),
-                        Produced.with(Serdes.String(), difficultySerde)
+                        Produced.with(Serdes.String(), wiring.verdicts())
                                 .withName("difficulty-sink"));
 
         judged.filter((id, j) -> j.verdict().getKept(), Named.as("kept"))
                 .mapValues(Judged::transition, Named.as("kept-transitions"))
                 .to(
                         target.curriculum().name(),
-                        Produced.with(Serdes.String(), transitionSerde)
+                        Produced.with(Serdes.String(), wiring.curriculum())
                                 .withName("curriculum-sink"));
 
         return builder.build();

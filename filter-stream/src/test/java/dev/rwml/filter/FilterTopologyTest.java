@@ -56,7 +56,7 @@ class FilterTopologyTest {
                 new TopologyTestDriver(
                         FilterTopology.build(
                                 config,
-                                registry,
+                                FilterApp.wiring(config, registry),
                                 new DifficultyJudge(
                                         config,
                                         model,

@@ -65,6 +65,12 @@ public record PredictionConfig(
     /** Prefix of keys passed to Kafka Streams without it. */
     public static final String STREAMS_PREFIX = "streams.";
 
+    /** The setting of {@link #groupSize()}: G samples per transition. */
+    public static final String GROUP_SIZE = "group.size";
+
+    /** The setting of {@link #batchSize()}. */
+    public static final String BATCH_SIZE = "batch.size";
+
     /** Every setting of the stage. */
     public static final SettingsDefinition DEFINITION =
             SettingsDefinition.of(
@@ -95,33 +101,14 @@ public record PredictionConfig(
                         "Per partition of the input topic, the first offset not predicted"
                                 + " (0:120,1:98); empty: no end. Used by replay.")
                 .define(
-                        "group.size",
+                        GROUP_SIZE,
                         Type.INT,
                         8,
                         Range.between(1, 256),
                         Importance.HIGH,
-                        "G samples per transition.")
-                .define(
-                        "sampling.temperature",
-                        Type.DOUBLE,
-                        1.0,
-                        Range.between(0, 100),
-                        Importance.MEDIUM,
-                        "Sampling temperature (0 samples greedily).")
-                .define(
-                        "sampling.top.p",
-                        Type.DOUBLE,
-                        1.0,
-                        Range.between(1e-6, 1),
-                        Importance.MEDIUM,
-                        "Nucleus sampling: the smallest token set of this probability, in (0, 1].")
-                .define(
-                        "sampling.max.new.tokens",
-                        Type.INT,
-                        64,
-                        Range.between(1, 8192),
-                        Importance.MEDIUM,
-                        "Longest completion.")
+                        "G samples per transition.");
+        // Split so that the sampling keys stay beside the group size in the settings table.
+        SamplingSettings.define(def)
                 .define(
                         "sampling.seed",
                         Type.LONG,
@@ -131,7 +118,7 @@ public record PredictionConfig(
                                 + " transition ids (so a batch regenerated after a crash samples"
                                 + " the same): runs that differ only here sample independently.")
                 .define(
-                        "batch.size",
+                        BATCH_SIZE,
                         Type.INT,
                         8,
                         Range.between(1, 1024),
@@ -174,7 +161,7 @@ public record PredictionConfig(
                         "Longer prompts lose their oldest history turns (truncate-history) or go"
                                 + " to the dead-letter topic (dead-letter).")
                 .define(
-                        "state.dir",
+                        StreamsLifecycle.STATE_DIR,
                         Type.STRING,
                         "",
                         Importance.LOW,
@@ -203,16 +190,17 @@ public record PredictionConfig(
     public static PredictionConfig of(final Settings s) {
         final String run = s.run();
         final String appId = s.getString("application.id");
+        final SamplingSettings sampling = SamplingSettings.from(s, s.getInt(GROUP_SIZE));
         return new PredictionConfig(
                 s,
                 appId.isBlank() ? StageName.PREDICTION.groupId(run) : appId,
                 StartPosition.parse(s.getString(StartPosition.SETTING)),
-                s.getInt("group.size"),
-                s.getDouble("sampling.temperature").floatValue(),
-                s.getDouble("sampling.top.p").floatValue(),
-                s.getInt("sampling.max.new.tokens"),
+                sampling.groupSize(),
+                sampling.temperature(),
+                sampling.topP(),
+                sampling.maxNewTokens(),
                 s.getLong("sampling.seed"),
-                s.getInt("batch.size"),
+                s.getInt(BATCH_SIZE),
                 s.getDuration("batch.max.wait"),
                 s.getInt(StreamsLifecycle.STREAM_THREADS),
                 ModelRuntime.from(s),
@@ -220,9 +208,9 @@ public record PredictionConfig(
                 new LinkedHashSet<>(s.getList("select.splits")),
                 s.getInt("prompt.max.tokens"),
                 OverLengthPolicy.parse(s.getString("prompt.over.length")),
-                s.getString("state.dir").isBlank()
+                s.getString(StreamsLifecycle.STATE_DIR).isBlank()
                         ? Path.of(System.getProperty("java.io.tmpdir"), "rwml-streams")
-                        : Path.of(s.getString("state.dir")),
+                        : Path.of(s.getString(StreamsLifecycle.STATE_DIR)),
                 s.getDuration("transaction.timeout"),
                 s.under(STREAMS_PREFIX),
                 offsets(s.getString("stop.at")));

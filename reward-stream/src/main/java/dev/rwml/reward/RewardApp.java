@@ -75,7 +75,7 @@ public final class RewardApp {
         final Topology topology =
                 RewardTopology.build(
                         config,
-                        registryConfig(config),
+                        wiring(config, registryConfig(config)),
                         rewarder(config, embedder, metrics),
                         metrics,
                         Clock.systemUTC());
@@ -114,6 +114,22 @@ public final class RewardApp {
                 config.maxTextChars(),
                 metrics,
                 Clock.systemUTC());
+    }
+
+    /** The run's topics for {@link RewardTopology}, their serdes on {@code registryConfig}. */
+    public static RewardTopology.Wiring wiring(
+            final RewardConfig config, final Map<String, ?> registryConfig) {
+        final TopicCatalog catalog = TopicCatalog.defaults();
+        final RunTopics source = catalog.run(config.sourceRun());
+        final RunTopics target = catalog.run(config.run());
+        return new RewardTopology.Wiring(
+                catalog.transitions().name(),
+                source,
+                target,
+                catalog.transitions().valueSerde(registryConfig),
+                source.predictions().valueSerde(registryConfig),
+                target.rewards().valueSerde(registryConfig),
+                target.deadLetters().valueSerde(registryConfig));
     }
 
     /** The registry settings of the stage's serdes: the connection's. */

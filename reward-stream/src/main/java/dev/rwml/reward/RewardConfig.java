@@ -117,7 +117,7 @@ public record RewardConfig(
                         Importance.LOW,
                         "Longer states go to the dead-letter topic.")
                 .define(
-                        "state.dir",
+                        StreamsLifecycle.STATE_DIR,
                         Type.STRING,
                         "",
                         Importance.LOW,
@@ -146,7 +146,7 @@ public record RewardConfig(
                 s.getDuration("join.grace"),
                 s.getInt("max.text.chars"),
                 s.getInt(StreamsLifecycle.STREAM_THREADS),
-                s.getString("state.dir"),
+                s.getString(StreamsLifecycle.STATE_DIR),
                 s.under(STREAMS_PREFIX));
     }
 

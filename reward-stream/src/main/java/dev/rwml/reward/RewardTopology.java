@@ -62,28 +62,45 @@ public final class RewardTopology {
     private RewardTopology() {}
 
     /**
+     * The topics and serdes the topology wires together.
+     *
+     * @param transitionsTopic the shared transitions log
+     * @param source the topics of the run whose predictions are scored ({@code sourceRun})
+     * @param target the run's topics: rewards and dead letters go there
+     * @param transitions reads Transition values, and keeps them in the join store
+     * @param predictions reads PredictionGroup values, keeps them in the join store and writes them
+     *     into dead letters
+     * @param rewards writes RewardedGroup values
+     * @param deadLetters writes DeadLetter values
+     */
+    public record Wiring(
+            String transitionsTopic,
+            RunTopics source,
+            RunTopics target,
+            Serde<Transition> transitions,
+            Serde<PredictionGroup> predictions,
+            Serde<RewardedGroup> rewards,
+            Serde<DeadLetter> deadLetters) {}
+
+    /**
      * The topology.
      *
-     * @param config the stage's settings (topics from run and sourceRun, window, env filter)
-     * @param registryConfig the serdes' registry settings ({@code schema.registry.url}, ...)
+     * @param config the stage's settings (window, env filter)
+     * @param wiring the topics and their serdes
      * @param rewarder scores joined pairs
      * @param metrics counts late records, misses and dead letters
      * @param clock stamps dead letters
      */
     public static Topology build(
             final RewardConfig config,
-            final Map<String, ?> registryConfig,
+            final Wiring wiring,
             final GroupRewarder rewarder,
             final RewardMetrics metrics,
             final Clock clock) {
-        final TopicCatalog catalog = TopicCatalog.defaults();
-        final RunTopics source = catalog.run(config.sourceRun());
-        final RunTopics target = catalog.run(config.run());
-        final Serde<Transition> transitionSerde = catalog.transitions().valueSerde(registryConfig);
-        final Serde<PredictionGroup> predictionSerde =
-                source.predictions().valueSerde(registryConfig);
-        final Serde<RewardedGroup> rewardSerde = target.rewards().valueSerde(registryConfig);
-        final Serde<DeadLetter> deadLetterSerde = target.deadLetters().valueSerde(registryConfig);
+        final RunTopics source = wiring.source();
+        final RunTopics target = wiring.target();
+        final Serde<Transition> transitionSerde = wiring.transitions();
+        final Serde<PredictionGroup> predictionSerde = wiring.predictions();
         final DeadLetterBuilder deadLetters =
                 new DeadLetterBuilder(
                         source.predictions().name(),
@@ -98,7 +115,7 @@ public final class RewardTopology {
 
         final KStream<String, Transition> transitions =
                 builder.stream(
-                                catalog.transitions().name(),
+                                wiring.transitionsTopic(),
                                 Consumed.with(
                                                 Serdes.String(),
                                                 InputSizeLimit.limited(transitionSerde))
@@ -182,7 +199,7 @@ public final class RewardTopology {
         late.merge(misses, Named.as("dead-letters-merge"))
                 .to(
                         target.deadLetters().name(),
-                        Produced.with(Serdes.ByteArray(), deadLetterSerde)
+                        Produced.with(Serdes.ByteArray(), wiring.deadLetters())
                                 .withName("dead-letters-sink"));
 
         joined.get("join-match")
@@ -191,7 +208,7 @@ public final class RewardTopology {
                         Named.as("score-groups"))
                 .to(
                         target.rewards().name(),
-                        Produced.with(Serdes.String(), rewardSerde).withName("rewards-sink"));
+                        Produced.with(Serdes.String(), wiring.rewards()).withName("rewards-sink"));
 
         return builder.build();
     }

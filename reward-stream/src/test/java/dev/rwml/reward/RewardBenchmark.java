@@ -118,7 +118,7 @@ class RewardBenchmark {
                 new TopologyTestDriver(
                         RewardTopology.build(
                                 config,
-                                registry,
+                                RewardApp.wiring(config, registry),
                                 RewardApp.rewarder(config, embedder, metrics),
                                 metrics,
                                 Clock.systemUTC()),

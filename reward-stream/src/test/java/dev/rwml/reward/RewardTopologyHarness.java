@@ -49,7 +49,7 @@ abstract class RewardTopologyHarness {
                 new TopologyTestDriver(
                         RewardTopology.build(
                                 config,
-                                topologyRegistry,
+                                RewardApp.wiring(config, topologyRegistry),
                                 RewardApp.rewarder(config, embedder, metrics),
                                 metrics,
                                 Clock.systemUTC()),

@@ -76,6 +76,9 @@ public record TrainerConfig(
         ModelRuntime model)
         implements StageConfig {
 
+    /** The setting of {@link #publishEverySteps()}. */
+    public static final String PUBLISH_EVERY_STEPS = "publish.every.steps";
+
     /** Every setting of the stage. */
     public static final SettingsDefinition DEFINITION =
             SettingsDefinition.of(StageName.TRAINER, TrainerConfig::define, List.of());
@@ -111,7 +114,7 @@ public record TrainerConfig(
                         Importance.MEDIUM,
                         "Passes over a batch.")
                 .define(
-                        "publish.every.steps",
+                        PUBLISH_EVERY_STEPS,
                         Type.INT,
                         4,
                         Range.atLeast(1),
@@ -259,7 +262,7 @@ public record TrainerConfig(
                 s.getInt("groups.per.step"),
                 s.getInt("mini.batches"),
                 s.getInt("passes"),
-                s.getInt("publish.every.steps"),
+                s.getInt(PUBLISH_EVERY_STEPS),
                 s.getDuration("publish.interval"),
                 s.getInt("staleness.bound"),
                 s.getInt("keep.versions"),
@@ -315,7 +318,7 @@ public record TrainerConfig(
         m.put("groups.per.step", Integer.toString(groupsPerStep));
         m.put("mini.batches", Integer.toString(miniBatches));
         m.put("passes", Integer.toString(passes));
-        m.put("publish.every.steps", Integer.toString(publishEverySteps));
+        m.put(PUBLISH_EVERY_STEPS, Integer.toString(publishEverySteps));
         m.put("publish.interval", publishInterval.toString());
         m.put("staleness.bound", Integer.toString(stalenessBound));
         m.put("keep.versions", Integer.toString(keepVersions));

@@ -51,8 +51,20 @@ public record ProducerConfig(
         Duration progressInterval,
         KafkaSettings kafka) {
 
+    /** The default number of concurrent agents N. */
+    public static final int DEFAULT_AGENTS = 1;
+
+    /** The default number of episodes M in total. */
+    public static final int DEFAULT_EPISODES = 10;
+
+    /** The default random-action probability of {@link PolicyKind#EPSILON}. */
+    public static final double DEFAULT_EPSILON = 0.1;
+
+    /** {@link #DEFAULT_BASE_TIME} in ISO-8601, a constant that command-line defaults can name. */
+    public static final String DEFAULT_BASE_TIME_TEXT = "2026-01-01T00:00:00Z";
+
     /** The default base of event times: a fixed instant, so default runs are reproducible. */
-    public static final Instant DEFAULT_BASE_TIME = Instant.parse("2026-01-01T00:00:00Z");
+    public static final Instant DEFAULT_BASE_TIME = Instant.parse(DEFAULT_BASE_TIME_TEXT);
 
     public ProducerConfig {
         Objects.requireNonNull(env, "env");
@@ -114,11 +126,11 @@ public record ProducerConfig(
         private final KafkaSettings kafka;
         private String split = "train";
         private Grammar grammar = Grammar.CURRENT;
-        private int agents = 1;
-        private int episodes = 10;
+        private int agents = DEFAULT_AGENTS;
+        private int episodes = DEFAULT_EPISODES;
         private long seed;
         private PolicyKind policy = PolicyKind.EXPERT;
-        private double epsilon = 0.1;
+        private double epsilon = DEFAULT_EPSILON;
         private double invalidRate = PolicyKind.DEFAULT_INVALID_RATE;
         private int historyTurns = EpisodeRunner.DEFAULT_HISTORY_TURNS;
         private OptionalDouble rate = OptionalDouble.empty();

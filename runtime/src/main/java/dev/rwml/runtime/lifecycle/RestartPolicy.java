@@ -1,7 +1,7 @@
 package dev.rwml.runtime.lifecycle;
 
-import dev.rwml.runtime.errors.Backoff;
 import dev.rwml.runtime.errors.ErrorPolicy;
+import dev.rwml.schemas.retry.Backoff;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;

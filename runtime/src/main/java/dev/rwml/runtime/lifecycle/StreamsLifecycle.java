@@ -33,6 +33,9 @@ public final class StreamsLifecycle {
     /** The key of a Streams stage's thread count. */
     public static final String STREAM_THREADS = "stream.threads";
 
+    /** The setting of the Kafka Streams state directory, which each Streams stage declares. */
+    public static final String STATE_DIR = "state.dir";
+
     /** Declares {@link #STREAM_THREADS}, which every Streams stage has. */
     public static ConfigDef defineStreamThreads(final ConfigDef def) {
         return def.define(

@@ -1,6 +1,7 @@
 package dev.rwml.runtime.settings;
 
 import dev.rwml.runtime.StageName;
+import dev.rwml.schemas.topics.RunName;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +17,6 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.TreeSet;
 import java.util.function.Consumer;
-import java.util.regex.Pattern;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
@@ -45,7 +45,6 @@ public final class SettingsDefinition {
     /** How long the Kafka cluster may be unreachable before the stage stops with an error. */
     public static final String BROKER_TIMEOUT = "broker.timeout";
 
-    private static final Pattern RUN_NAME = Pattern.compile("[A-Za-z0-9_-]{1,100}");
     private static final ConfigDef COMMON = defineCommon(new ConfigDef());
     private static final String TABLE_HEAD = "| key | default | meaning |\n|---|---|---|\n";
 
@@ -75,18 +74,22 @@ public final class SettingsDefinition {
         return new SettingsDefinition(stage, def, passthroughPrefixes);
     }
 
+    /** Refuses at start-up any run that {@link RunName} would refuse later, in its words. */
+    private static void requireRunName(final String name, final Object value) {
+        try {
+            RunName.of(value == null ? null : value.toString());
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(name, value, e.getMessage());
+        }
+    }
+
     /** The keys every stage has, in the order the tables show them. */
     private static ConfigDef defineCommon(final ConfigDef def) {
         return def.define(
                         RUN,
                         Type.STRING,
                         ConfigDef.NO_DEFAULT_VALUE,
-                        (name, value) -> {
-                            if (value == null || !RUN_NAME.matcher(value.toString()).matches()) {
-                                throw new ConfigException(
-                                        name, value, "a run name is 1-100 letters, digits, _ or -");
-                            }
-                        },
+                        SettingsDefinition::requireRunName,
                         Importance.HIGH,
                         "The run (training lineage): topics rwml.<run>.*, group ids"
                                 + " rwml-<run>-<stage>.")

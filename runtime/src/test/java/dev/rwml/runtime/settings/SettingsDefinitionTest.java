@@ -2,8 +2,10 @@ package dev.rwml.runtime.settings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.rwml.runtime.StageName;
+import dev.rwml.schemas.topics.RunName;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -142,6 +144,19 @@ class SettingsDefinitionTest {
                 .hasMessageContaining("bootstrap.servers");
         assertThatThrownBy(() -> DEF.parse(required("bad.run", Map.of())))
                 .hasMessageContaining("run");
+    }
+
+    @Test
+    void shouldRefuseARunLongerThanRunNameAllowsAtSettingsValidation() {
+        final String longest = "r".repeat(RunName.MAX_LENGTH);
+        final String tooLong = longest + "x";
+        final String runNameMessage =
+                catchThrowableOfType(() -> RunName.of(tooLong), IllegalArgumentException.class)
+                        .getMessage();
+        assertThat(DEF.parse(required(longest, Map.of())).run()).isEqualTo(longest);
+        assertThatThrownBy(() -> DEF.parse(required(tooLong, Map.of())))
+                .hasMessageContaining("run")
+                .hasMessageContaining(runNameMessage);
     }
 
     @Test

@@ -18,7 +18,7 @@ import javax.net.ssl.SSLContext;
  * @param sslContext the TLS context for https URLs, when not the JVM default
  * @param maxAttempts how many times one call is tried before it fails (at least 1)
  * @param initialBackoff the wait before the first retry; it doubles with each retry
- * @param maxBackoff the longest wait between two attempts
+ * @param maxBackoff the longest wait between two attempts (at least {@code initialBackoff})
  * @param requestTimeout how long one HTTP request may take
  */
 public record RegistryConfig(
@@ -94,6 +94,16 @@ public record RegistryConfig(
         }
         requirePositive(initialBackoff, RETRY_BACKOFF_MS);
         requirePositive(maxBackoff, RETRY_BACKOFF_MAX_MS);
+        if (maxBackoff.compareTo(initialBackoff) < 0) {
+            throw new IllegalArgumentException(
+                    RETRY_BACKOFF_MAX_MS
+                            + " must be at least "
+                            + RETRY_BACKOFF_MS
+                            + " ("
+                            + initialBackoff.toMillis()
+                            + "), was "
+                            + maxBackoff.toMillis());
+        }
         requirePositive(requestTimeout, REQUEST_TIMEOUT_MS);
     }
 

@@ -3,6 +3,7 @@ package dev.rwml.schemas.registry;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.rwml.schemas.retry.Backoff;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -192,6 +193,7 @@ public final class RestSchemaRegistryClient implements SchemaRegistryClient {
     private JsonNode send(final Call call) {
         Throwable lastConnectFailure = null;
         SchemaRegistryException lastAnswer = null;
+        final Backoff backoff = new Backoff(config.initialBackoff(), config.maxBackoff());
         for (int attempt = 1; attempt <= config.maxAttempts(); attempt++) {
             final int urlIndex = Math.floorMod(currentUrl.get(), config.urls().size());
             final String base = config.urls().get(urlIndex);
@@ -226,7 +228,7 @@ public final class RestSchemaRegistryClient implements SchemaRegistryClient {
                         "interrupted while trying to " + call.operation(), -1, -1, e);
             }
             if (attempt < config.maxAttempts()) {
-                final Duration wait = backoff(attempt);
+                final Duration wait = jittered(backoff.next());
                 LOG.warn(
                         "schema registry {} failed to {} (attempt {}/{}): {}; retrying in {} ms",
                         base,
@@ -340,15 +342,10 @@ public final class RestSchemaRegistryClient implements SchemaRegistryClient {
         return text.toString();
     }
 
-    private Duration backoff(final int attempt) {
-        final long initial = config.initialBackoff().toMillis();
-        final long capped =
-                Math.min(
-                        config.maxBackoff().toMillis(),
-                        initial * (1L << Math.min(attempt - 1, 20)));
+    private static Duration jittered(final Duration wait) {
         // Jitter spreads the retries of many clients that failed together.
         final double jitter = 0.8 + 0.4 * ThreadLocalRandom.current().nextDouble();
-        return Duration.ofMillis(Math.max(1, Math.round(capped * jitter)));
+        return Duration.ofMillis(Math.max(1, Math.round(wait.toMillis() * jitter)));
     }
 
     private static void pause(final Duration wait, final Call call) {

@@ -17,9 +17,9 @@ import org.apache.kafka.common.serialization.Serdes;
 
 /**
  * The one place that declares every topic of the system with its settings and serdes: the shared
- * {@code rwml.transitions} (the source of truth, kept forever) and {@code rwml.dead-letters}, and
- * per run {@code rwml.<run>.predictions}, {@code .rewards}, {@code .models}, {@code .model-chunks}
- * and {@code .dead-letters}.
+ * {@code rwml.transitions} (the source of truth, kept forever), and per run {@code
+ * rwml.<run>.predictions}, {@code .rewards}, {@code .models}, {@code .model-chunks} and {@code
+ * .dead-letters}.
  *
  * <p>Keys are plain UTF-8 strings (the transition id, or a model version number) except on
  * dead-letter topics, whose keys are the original key bytes.
@@ -27,9 +27,6 @@ import org.apache.kafka.common.serialization.Serdes;
 public final class TopicCatalog {
     /** The shared log of every transition of every environment. */
     public static final String TRANSITIONS = "rwml.transitions";
-
-    /** Dead letters of stages outside a run (environment producers, the importer). */
-    public static final String DEAD_LETTERS = "rwml.dead-letters";
 
     /** The largest {@code data} a model chunk may carry. */
     public static final int MODEL_CHUNK_MAX_DATA_BYTES = 8 * 1024 * 1024;
@@ -41,7 +38,6 @@ public final class TopicCatalog {
 
     private final CatalogSettings settings;
     private final TopicSpec<String, Transition> transitions;
-    private final TopicSpec<byte[], DeadLetter> deadLetters;
 
     public TopicCatalog(final CatalogSettings settings) {
         this.settings = settings;
@@ -59,7 +55,6 @@ public final class TopicCatalog {
                                 KEEP_FOREVER),
                         Serdes.String(),
                         Transition.class);
-        this.deadLetters = deadLetterTopic(DEAD_LETTERS);
     }
 
     /** The catalog with default settings (4 co-partitioned partitions). */
@@ -76,14 +71,9 @@ public final class TopicCatalog {
         return transitions;
     }
 
-    /** {@code rwml.dead-letters}: dead letters of stages outside a run. */
-    public TopicSpec<byte[], DeadLetter> deadLetters() {
-        return deadLetters;
-    }
-
     /** The topics shared by every run. */
     public List<TopicSpec<?, ?>> shared() {
-        return List.of(transitions, deadLetters);
+        return List.of(transitions);
     }
 
     /** The topics of a run, after validating its name. */

@@ -54,6 +54,14 @@ class RegistryConfigTest {
                                         RegistryConfig.SSL_TRUSTSTORE_LOCATION,
                                         "/no/such/truststore.p12"))
                 .hasMessageContaining("TLS context");
+        assertThatThrownBy(
+                        () ->
+                                RegistryConfig.of("http://a")
+                                        .withRetries(
+                                                2, Duration.ofSeconds(2), Duration.ofSeconds(1)))
+                .hasMessage(
+                        "schema.registry.retry.backoff.max.ms must be at least"
+                                + " schema.registry.retry.backoff.ms (2000), was 1000");
     }
 
     @Test

@@ -21,7 +21,7 @@ class TopicCatalogTest {
     void shouldNameSharedAndRunTopics() {
         final RunTopics run = catalog.run("r1");
         assertThat(catalog.transitions().name()).isEqualTo("rwml.transitions");
-        assertThat(catalog.deadLetters().name()).isEqualTo("rwml.dead-letters");
+        assertThat(catalog.shared()).containsExactly(catalog.transitions());
         assertThat(run.all().stream().map(TopicSpec::name).collect(Collectors.toList()))
                 .containsExactly(
                         "rwml.r1.predictions",
@@ -31,7 +31,7 @@ class TopicCatalogTest {
                         "rwml.r1.models",
                         "rwml.r1.model-chunks",
                         "rwml.r1.dead-letters");
-        assertThat(catalog.forRun("r1")).hasSize(9);
+        assertThat(catalog.forRun("r1")).hasSize(8);
     }
 
     @Test

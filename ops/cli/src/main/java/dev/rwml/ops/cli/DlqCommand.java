@@ -4,7 +4,6 @@ import dev.rwml.ops.cli.dlq.DeadLetterEntry;
 import dev.rwml.ops.cli.dlq.DeadLetterStore;
 import dev.rwml.ops.cli.dlq.PayloadPreview;
 import dev.rwml.runtime.StageName;
-import dev.rwml.schemas.topics.TopicCatalog;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
 import java.time.ZoneOffset;
@@ -28,9 +27,9 @@ import picocli.CommandLine.Spec;
         name = "dlq",
         mixinStandardHelpOptions = true,
         description = {
-            "Inspect the dead letters of a run (rwml.<run>.dead-letters, or rwml.dead-letters with"
-                    + " --shared) and send their original records back to their source topics"
-                    + " once the cause is fixed. Without a subcommand: list."
+            "Inspect the dead letters of a run (rwml.<run>.dead-letters) and send their original"
+                    + " records back to their source topics once the cause is fixed. Without a"
+                    + " subcommand: list."
         },
         subcommands = {
             DlqCommand.ListLetters.class,
@@ -48,11 +47,6 @@ final class DlqCommand implements Callable<Integer> {
     @Option(names = "--run", required = true, paramLabel = "NAME", description = "The run.")
     private String run;
 
-    @Option(
-            names = "--shared",
-            description = "Use rwml.dead-letters (producers, importer) instead of the run's topic.")
-    private boolean shared;
-
     @Mixin private ClusterOptions cluster;
 
     @Override
@@ -61,8 +55,7 @@ final class DlqCommand implements Callable<Integer> {
     }
 
     String topic() {
-        final TopicCatalog catalog = TopicCatalog.defaults();
-        return shared ? catalog.deadLetters().name() : catalog.run(run).deadLetters().name();
+        return DeadLetterStore.topicOf(run);
     }
 
     DeadLetterStore store() {

@@ -115,10 +115,16 @@ final class EnvCommand implements Runnable {
                 converter = EnvConverter.class)
         private EnvKind env;
 
-        @Option(names = "--agents", defaultValue = "1", description = "Concurrent agents N.")
+        @Option(
+                names = "--agents",
+                defaultValue = "" + ProducerConfig.DEFAULT_AGENTS,
+                description = "Concurrent agents N.")
         private int agents;
 
-        @Option(names = "--episodes", defaultValue = "10", description = "Episodes M in total.")
+        @Option(
+                names = "--episodes",
+                defaultValue = "" + ProducerConfig.DEFAULT_EPISODES,
+                description = "Episodes M in total.")
         private int episodes;
 
         @Option(
@@ -141,13 +147,13 @@ final class EnvCommand implements Runnable {
 
         @Option(
                 names = "--epsilon",
-                defaultValue = "0.1",
+                defaultValue = "" + ProducerConfig.DEFAULT_EPSILON,
                 description = "Random-action probability of --policy epsilon.")
         private double epsilon;
 
         @Option(
                 names = "--invalid-rate",
-                defaultValue = "0.1",
+                defaultValue = "" + PolicyKind.DEFAULT_INVALID_RATE,
                 description =
                         "Inadmissible-action probability of --policy epsilon: a command that does"
                                 + " nothing (ALFWorld: Nothing happens.; tau2: an Error: result),"
@@ -169,7 +175,7 @@ final class EnvCommand implements Runnable {
 
         @Option(
                 names = "--base-time",
-                defaultValue = "2026-01-01T00:00:00Z",
+                defaultValue = ProducerConfig.DEFAULT_BASE_TIME_TEXT,
                 description =
                         "Event time of episode 0's first step (ISO-8601 or now); episode n starts"
                                 + " n minutes later, steps 1 s apart (default: ${DEFAULT-VALUE}).")

@@ -25,12 +25,14 @@ import dev.rwml.ops.cli.eval.ReportWriter;
 import dev.rwml.ops.cli.replay.ReplayRun;
 import dev.rwml.ops.cli.replay.SliceBound;
 import dev.rwml.ops.embedded.EmbeddedCluster;
+import dev.rwml.prediction.PredictionConfig;
 import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.scoring.EmbeddingSettings;
 import dev.rwml.scoring.score.RewardSpecTable;
 import dev.rwml.scoring.score.SimilarityScorer;
+import dev.rwml.trainer.TrainerConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.Reader;
@@ -331,9 +333,9 @@ public final class BenchRun {
         }
         final DemoSettings d = settings.demo();
         final Map<String, String> prediction = new LinkedHashMap<>();
-        prediction.put("group.size", Integer.toString(d.groupSize()));
+        prediction.put(PredictionConfig.GROUP_SIZE, Integer.toString(d.groupSize()));
         prediction.put("sampling.max.new.tokens", Integer.toString(d.maxNewTokens()));
-        prediction.put("batch.size", Integer.toString(d.predictionBatch()));
+        prediction.put(PredictionConfig.BATCH_SIZE, Integer.toString(d.predictionBatch()));
         prediction.put("select.envs", EnvKind.ALFWORLD.id());
         // the arms of one seed sample alike; other seeds sample independently
         prediction.put("sampling.seed", Integer.toString(seed));
@@ -344,7 +346,7 @@ public final class BenchRun {
         }
         final Map<String, String> trainer = new LinkedHashMap<>();
         trainer.put("groups.per.step", Integer.toString(d.groupsPerStep()));
-        trainer.put("publish.every.steps", Integer.toString(d.publishEverySteps()));
+        trainer.put(TrainerConfig.PUBLISH_EVERY_STEPS, Integer.toString(d.publishEverySteps()));
         trainer.put("learning.rate", Double.toString(d.learningRate()));
         trainer.put("keep.versions", "100000");
         arm.settings.forEach(

@@ -21,6 +21,7 @@ import dev.rwml.ops.embedded.Directories;
 import dev.rwml.ops.embedded.EmbeddedCluster;
 import dev.rwml.prediction.PredictionConfig;
 import dev.rwml.reward.RewardConfig;
+import dev.rwml.runtime.lifecycle.StreamsLifecycle;
 import dev.rwml.runtime.settings.Connection;
 import dev.rwml.runtime.start.StartPosition;
 import dev.rwml.schemas.topics.TopicAdmin;
@@ -507,19 +508,19 @@ public final class DemoRun {
         final Map<String, String> m = new LinkedHashMap<>();
         m.put("run", RUN);
         m.putAll(connection.asMap());
-        m.put("start.from", StartPosition.at(start).toString());
-        m.put("group.size", Integer.toString(settings.groupSize()));
+        m.put(StartPosition.SETTING, StartPosition.at(start).toString());
+        m.put(PredictionConfig.GROUP_SIZE, Integer.toString(settings.groupSize()));
         final int newTokens =
                 hf.isPresent()
                         ? Math.max(settings.maxNewTokens(), HF_MIN_NEW_TOKENS)
                         : settings.maxNewTokens();
         final int sequence = hf.isPresent() ? Math.min(maxContext, HF_MAX_SEQUENCE) : maxContext;
         m.put("sampling.max.new.tokens", Integer.toString(newTokens));
-        m.put("batch.size", Integer.toString(settings.predictionBatch()));
+        m.put(PredictionConfig.BATCH_SIZE, Integer.toString(settings.predictionBatch()));
         m.put("batch.max.wait", "PT1S");
         m.put("prompt.max.tokens", Integer.toString(sequence - newTokens));
         m.put("select.envs", EnvKind.ALFWORLD.id());
-        m.put("state.dir", dir.resolve("state").resolve("prediction").toString());
+        m.put(StreamsLifecycle.STATE_DIR, dir.resolve("state").resolve("prediction").toString());
         PipelineStages.streamsTuning().forEach((k, v) -> m.put("streams." + k, v));
         return PredictionConfig.fromMap(m);
     }
@@ -528,7 +529,7 @@ public final class DemoRun {
         final Map<String, String> m = new LinkedHashMap<>();
         m.put("run", RUN);
         m.putAll(connection.asMap());
-        m.put("state.dir", dir.resolve("state").resolve("reward").toString());
+        m.put(StreamsLifecycle.STATE_DIR, dir.resolve("state").resolve("reward").toString());
         if (!settings.rewardSpec().isBlank()) {
             m.put("reward.spec", settings.rewardSpec());
         }
@@ -540,7 +541,7 @@ public final class DemoRun {
         final Map<String, String> m = new LinkedHashMap<>();
         m.putAll(connection.asMap());
         m.put("groups.per.step", Integer.toString(settings.groupsPerStep()));
-        m.put("publish.every.steps", Integer.toString(settings.publishEverySteps()));
+        m.put(TrainerConfig.PUBLISH_EVERY_STEPS, Integer.toString(settings.publishEverySteps()));
         m.put("publish.interval", settings.publishInterval().toString());
         m.put("learning.rate", Double.toString(settings.learningRate()));
         // Every version stays readable so the report can evaluate any of them.

@@ -67,6 +67,30 @@ public record DemoSettings(
         }
     }
 
+    /** The {@code small} size: the d128 L2 model, about ten minutes; the other sizes start here. */
+    private static final DemoSettings SMALL =
+            new DemoSettings(
+                    "small",
+                    300,
+                    60,
+                    2_000,
+                    4,
+                    0.3,
+                    6,
+                    8,
+                    48,
+                    8,
+                    8,
+                    2,
+                    Duration.ofSeconds(30),
+                    3e-4,
+                    48,
+                    4,
+                    8,
+                    Duration.ofMinutes(6),
+                    0,
+                    "");
+
     /**
      * The defaults of a size: {@code small} (the d128 L2 model, about ten minutes) or {@code tiny}
      * (a d32 model that publishes a version every few seconds); {@code quick} shrinks data and
@@ -74,77 +98,37 @@ public record DemoSettings(
      */
     public static DemoSettings of(final String size, final boolean quick) {
         final String preset = size.toLowerCase(Locale.ROOT);
+        // MiniLM scores a right template with other objects about 0.76 (FACTS.md): the paper's
+        // 0.8 was set for a much larger embedder, and a minutes-old tiny model needs partial
+        // credit for its groups to have any variance to learn from.
+        final Builder tiny =
+                SMALL.toBuilder()
+                        .modelPreset("tiny")
+                        .rate(15)
+                        .publishInterval(Duration.ofSeconds(20))
+                        .learningRate(1e-3)
+                        .rewardSpec("TEXT=cosine:0.6");
         if (quick) {
-            // MiniLM scores a right template with other objects about 0.76 (FACTS.md): the
-            // paper's 0.8 was set for a much larger embedder, and a minutes-old tiny model needs
-            // partial credit for its groups to have any variance to learn from.
-            return new DemoSettings(
-                    "tiny",
-                    150,
-                    12,
-                    200,
-                    2,
-                    0.3,
-                    20,
-                    4,
-                    48,
-                    4,
-                    4,
-                    1,
-                    Duration.ofSeconds(5),
-                    3e-3,
-                    12,
-                    4,
-                    4,
-                    Duration.ofSeconds(90),
-                    3,
-                    "TEXT=cosine:0.6");
+            return tiny.initSteps(150)
+                    .pretrainEpisodes(12)
+                    .rwmlEpisodes(200)
+                    .agents(2)
+                    .rate(20)
+                    .groupSize(4)
+                    .predictionBatch(4)
+                    .groupsPerStep(4)
+                    .publishEverySteps(1)
+                    .publishInterval(Duration.ofSeconds(5))
+                    .learningRate(3e-3)
+                    .heldOutTransitions(12)
+                    .evaluatedVersions(4)
+                    .budget(Duration.ofSeconds(90))
+                    .versionBudget(3)
+                    .build();
         }
         return switch (preset) {
-            case "tiny" ->
-                    new DemoSettings(
-                            "tiny",
-                            300,
-                            60,
-                            2_000,
-                            4,
-                            0.3,
-                            15,
-                            8,
-                            48,
-                            8,
-                            8,
-                            2,
-                            Duration.ofSeconds(20),
-                            1e-3,
-                            48,
-                            4,
-                            8,
-                            Duration.ofMinutes(6),
-                            0,
-                            "TEXT=cosine:0.6");
-            case "small" ->
-                    new DemoSettings(
-                            "small",
-                            300,
-                            60,
-                            2_000,
-                            4,
-                            0.3,
-                            6,
-                            8,
-                            48,
-                            8,
-                            8,
-                            2,
-                            Duration.ofSeconds(30),
-                            3e-4,
-                            48,
-                            4,
-                            8,
-                            Duration.ofMinutes(6),
-                            0,
-                            "");
+            case "tiny" -> tiny.build();
+            case "small" -> SMALL;
             default ->
                     throw new IllegalArgumentException(
                             "--size must be small or tiny, got '" + size + "'");
@@ -153,51 +137,171 @@ public record DemoSettings(
 
     /** A copy with another budget of time and versions. */
     public DemoSettings withBudget(final Duration newBudget, final int newVersionBudget) {
-        return new DemoSettings(
-                modelPreset,
-                initSteps,
-                pretrainEpisodes,
-                rwmlEpisodes,
-                agents,
-                epsilon,
-                rate,
-                groupSize,
-                maxNewTokens,
-                predictionBatch,
-                groupsPerStep,
-                publishEverySteps,
-                publishInterval,
-                learningRate,
-                heldOutTransitions,
-                heldOutSamples,
-                evaluatedVersions,
-                newBudget,
-                newVersionBudget,
-                rewardSpec);
+        return toBuilder().budget(newBudget).versionBudget(newVersionBudget).build();
     }
 
     /** A copy with another number of agents. */
     public DemoSettings withAgents(final int newAgents) {
-        return new DemoSettings(
-                modelPreset,
-                initSteps,
-                pretrainEpisodes,
-                rwmlEpisodes,
-                newAgents,
-                epsilon,
-                rate,
-                groupSize,
-                maxNewTokens,
-                predictionBatch,
-                groupsPerStep,
-                publishEverySteps,
-                publishInterval,
-                learningRate,
-                heldOutTransitions,
-                heldOutSamples,
-                evaluatedVersions,
-                budget,
-                versionBudget,
-                rewardSpec);
+        return toBuilder().agents(newAgents).build();
+    }
+
+    private Builder toBuilder() {
+        return new Builder(this);
+    }
+
+    /** A copy of settings under construction, so each variant names only what it changes. */
+    private static final class Builder {
+        private String modelPreset;
+        private int initSteps;
+        private int pretrainEpisodes;
+        private int rwmlEpisodes;
+        private int agents;
+        private final double epsilon;
+        private double rate;
+        private int groupSize;
+        private final int maxNewTokens;
+        private int predictionBatch;
+        private int groupsPerStep;
+        private int publishEverySteps;
+        private Duration publishInterval;
+        private double learningRate;
+        private int heldOutTransitions;
+        private final int heldOutSamples;
+        private int evaluatedVersions;
+        private Duration budget;
+        private int versionBudget;
+        private String rewardSpec;
+
+        private Builder(final DemoSettings from) {
+            modelPreset = from.modelPreset;
+            initSteps = from.initSteps;
+            pretrainEpisodes = from.pretrainEpisodes;
+            rwmlEpisodes = from.rwmlEpisodes;
+            agents = from.agents;
+            epsilon = from.epsilon;
+            rate = from.rate;
+            groupSize = from.groupSize;
+            maxNewTokens = from.maxNewTokens;
+            predictionBatch = from.predictionBatch;
+            groupsPerStep = from.groupsPerStep;
+            publishEverySteps = from.publishEverySteps;
+            publishInterval = from.publishInterval;
+            learningRate = from.learningRate;
+            heldOutTransitions = from.heldOutTransitions;
+            heldOutSamples = from.heldOutSamples;
+            evaluatedVersions = from.evaluatedVersions;
+            budget = from.budget;
+            versionBudget = from.versionBudget;
+            rewardSpec = from.rewardSpec;
+        }
+
+        private Builder modelPreset(final String value) {
+            modelPreset = value;
+            return this;
+        }
+
+        private Builder initSteps(final int value) {
+            initSteps = value;
+            return this;
+        }
+
+        private Builder pretrainEpisodes(final int value) {
+            pretrainEpisodes = value;
+            return this;
+        }
+
+        private Builder rwmlEpisodes(final int value) {
+            rwmlEpisodes = value;
+            return this;
+        }
+
+        private Builder agents(final int value) {
+            agents = value;
+            return this;
+        }
+
+        private Builder rate(final double value) {
+            rate = value;
+            return this;
+        }
+
+        private Builder groupSize(final int value) {
+            groupSize = value;
+            return this;
+        }
+
+        private Builder predictionBatch(final int value) {
+            predictionBatch = value;
+            return this;
+        }
+
+        private Builder groupsPerStep(final int value) {
+            groupsPerStep = value;
+            return this;
+        }
+
+        private Builder publishEverySteps(final int value) {
+            publishEverySteps = value;
+            return this;
+        }
+
+        private Builder publishInterval(final Duration value) {
+            publishInterval = value;
+            return this;
+        }
+
+        private Builder learningRate(final double value) {
+            learningRate = value;
+            return this;
+        }
+
+        private Builder heldOutTransitions(final int value) {
+            heldOutTransitions = value;
+            return this;
+        }
+
+        private Builder evaluatedVersions(final int value) {
+            evaluatedVersions = value;
+            return this;
+        }
+
+        private Builder budget(final Duration value) {
+            budget = value;
+            return this;
+        }
+
+        private Builder versionBudget(final int value) {
+            versionBudget = value;
+            return this;
+        }
+
+        private Builder rewardSpec(final String value) {
+            rewardSpec = value;
+            return this;
+        }
+
+        private DemoSettings build() {
+            return new DemoSettings(
+                    modelPreset,
+                    initSteps,
+                    pretrainEpisodes,
+                    rwmlEpisodes,
+                    agents,
+                    epsilon,
+                    rate,
+                    groupSize,
+                    maxNewTokens,
+                    predictionBatch,
+                    groupsPerStep,
+                    publishEverySteps,
+                    publishInterval,
+                    learningRate,
+                    heldOutTransitions,
+                    heldOutSamples,
+                    evaluatedVersions,
+                    budget,
+                    versionBudget,
+                    rewardSpec);
+        }
     }
 }

@@ -4,6 +4,7 @@ import dev.rwml.events.DeadLetter;
 import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.deadletter.DeadLetters;
 import dev.rwml.schemas.serde.EventSerde;
+import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.TopicCatalog;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -31,10 +32,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads dead-letter topics ({@code rwml.<run>.dead-letters}, {@code rwml.dead-letters}) and sends
- * letters back to their source topics with their original key, value and headers (through {@link
- * DeadLetters#redrive}). Reads only committed records, as the stages write dead letters inside
- * their transactions.
+ * Reads a run's dead-letter topic ({@code rwml.<run>.dead-letters}) and sends letters back to their
+ * source topics with their original key, value and headers (through {@link DeadLetters#redrive}).
+ * Reads only committed records, as the stages write dead letters inside their transactions.
  */
 public final class DeadLetterStore implements AutoCloseable {
 
@@ -52,13 +52,12 @@ public final class DeadLetterStore implements AutoCloseable {
      */
     public DeadLetterStore(final Connection connection) {
         this.connection = connection;
-        this.serde = TopicCatalog.defaults().deadLetters().valueSerde(connection.registryConfig());
+        this.serde = EventSerdes.forValue(DeadLetter.class, connection.registryConfig());
     }
 
-    /** The dead-letter topics a run's operator looks at: the run's, then the shared one. */
-    public static List<String> topicsOf(final String run) {
-        final TopicCatalog catalog = TopicCatalog.defaults();
-        return List.of(catalog.run(run).deadLetters().name(), catalog.deadLetters().name());
+    /** The dead-letter topic of {@code run}, where every stage of the run writes its letters. */
+    public static String topicOf(final String run) {
+        return TopicCatalog.defaults().run(run).deadLetters().name();
     }
 
     /** Every letter on {@code topic}, oldest first per partition (empty when it does not exist). */

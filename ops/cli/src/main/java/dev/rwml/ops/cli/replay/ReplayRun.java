@@ -14,7 +14,9 @@ import dev.rwml.prediction.PredictionMetrics;
 import dev.rwml.reward.RewardConfig;
 import dev.rwml.reward.RewardMetrics;
 import dev.rwml.runtime.Meters;
+import dev.rwml.runtime.lifecycle.StreamsLifecycle;
 import dev.rwml.runtime.settings.Connection;
+import dev.rwml.runtime.start.StartPosition;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.trainer.PublishListener;
@@ -295,7 +297,7 @@ public final class ReplayRun {
     private PredictionConfig predictionConfig(
             final Settings s, final TransitionSlice slice, final ModelVersion base) {
         final Map<String, String> m = new LinkedHashMap<>();
-        m.put("state.dir", s.stateDir().resolve("prediction").toString());
+        m.put(StreamsLifecycle.STATE_DIR, s.stateDir().resolve("prediction").toString());
         m.put("batch.max.wait", "PT0.5S");
         // Quick commits: the end of each epoch is seen from committed output.
         m.put("streams.commit.interval.ms", "500");
@@ -308,14 +310,14 @@ public final class ReplayRun {
         m.putAll(s.prediction());
         m.put("run", s.run());
         m.putAll(connection.asMap());
-        m.put("start.from", "earliest");
+        m.put(StartPosition.SETTING, "earliest");
         m.put("stop.at", TransitionSlice.text(slice.until()));
         return PredictionConfig.fromMap(m);
     }
 
     private RewardConfig rewardConfig(final Settings s, final TransitionSlice slice) {
         final Map<String, String> m = new LinkedHashMap<>();
-        m.put("state.dir", s.stateDir().resolve("reward").toString());
+        m.put(StreamsLifecycle.STATE_DIR, s.stateDir().resolve("reward").toString());
         // Stream time runs to the newest transition in the log; the slice's groups stay on time
         // when window and grace reach back to its oldest record (a day's margin for new ones).
         final Duration reach = Duration.between(slice.oldest(), Instant.now()).plusDays(1);

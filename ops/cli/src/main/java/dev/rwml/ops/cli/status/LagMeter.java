@@ -138,7 +138,7 @@ public final class LagMeter implements AutoCloseable {
         watched.add(topics.predictions().name());
         watched.add(topics.rewards().name());
         watched.add(topics.models().name());
-        watched.addAll(DeadLetterStore.topicsOf(run));
+        watched.add(DeadLetterStore.topicOf(run));
         return List.copyOf(watched);
     }
 

@@ -124,28 +124,25 @@ public final class StatusCollector implements AutoCloseable {
     }
 
     private List<DeadLetterSummary> deadLetterSummaries(final Observation o) {
-        final List<DeadLetterSummary> summaries = new ArrayList<>();
-        for (final String topic : DeadLetterStore.topicsOf(run)) {
-            final TopicOffsets t = o.topic(topic);
-            if (!t.exists()) {
-                continue;
-            }
-            final List<DeadLetterBrief> latest = new ArrayList<>();
-            if (t.records() > 0) {
-                for (final DeadLetterEntry entry : deadLetters.latest(topic, LATEST_DEAD_LETTERS)) {
-                    latest.add(
-                            new DeadLetterBrief(
-                                    entry.offset(),
-                                    entry.stage(),
-                                    entry.reason(),
-                                    entry.source(),
-                                    entry.failedAt(),
-                                    shorten(entry.message(), 160)));
-                }
-            }
-            summaries.add(new DeadLetterSummary(topic, t.records(), latest));
+        final String topic = DeadLetterStore.topicOf(run);
+        final TopicOffsets t = o.topic(topic);
+        if (!t.exists()) {
+            return List.of();
         }
-        return summaries;
+        final List<DeadLetterBrief> latest = new ArrayList<>();
+        if (t.records() > 0) {
+            for (final DeadLetterEntry entry : deadLetters.latest(topic, LATEST_DEAD_LETTERS)) {
+                latest.add(
+                        new DeadLetterBrief(
+                                entry.offset(),
+                                entry.stage(),
+                                entry.reason(),
+                                entry.source(),
+                                entry.failedAt(),
+                                shorten(entry.message(), 160)));
+            }
+        }
+        return List.of(new DeadLetterSummary(topic, t.records(), latest));
     }
 
     private static String shorten(final String text, final int max) {

@@ -1,4 +1,4 @@
-package dev.rwml.runtime.errors;
+package dev.rwml.schemas.retry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
