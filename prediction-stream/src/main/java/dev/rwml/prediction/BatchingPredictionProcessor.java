@@ -265,8 +265,9 @@ final class BatchingPredictionProcessor
             groups = model.sample(prompts(pending), sampling, seed(pending));
             checkShape(groups, pending.size());
         } catch (RuntimeException batchFailure) {
-            if (ErrorPolicy.isOutage(batchFailure)) {
-                // Retried after the restart with the whole buffer; never dead-lettered.
+            if (ErrorPolicy.classify(batchFailure) != ErrorPolicy.Action.DEAD_LETTER) {
+                // An outage is retried after the restart with the whole buffer, a refusal stops
+                // the stage; neither is dead-lettered.
                 throw batchFailure;
             }
             LOG.warn(
@@ -318,7 +319,7 @@ final class BatchingPredictionProcessor
                 checkShape(one, 1);
                 groups.add(one.get(0));
             } catch (RuntimeException e) {
-                if (ErrorPolicy.isOutage(e)) {
+                if (ErrorPolicy.classify(e) != ErrorPolicy.Action.DEAD_LETTER) {
                     throw e;
                 }
                 deadLetter(
