@@ -2,14 +2,16 @@ package dev.rwml.channel;
 
 import dev.rwml.events.DeadLetter;
 import dev.rwml.events.ModelVersion;
+import dev.rwml.runtime.StageName;
+import dev.rwml.runtime.errors.DeadLetterWriter;
 import dev.rwml.schemas.deadletter.DeadLetters;
 import dev.rwml.schemas.serde.EventSerde;
 import dev.rwml.worldmodel.artifact.ArtifactRejectedException;
 import dev.rwml.worldmodel.artifact.ArtifactSource;
 import dev.rwml.worldmodel.artifact.ArtifactStore;
 import dev.rwml.worldmodel.artifact.VerifiedArtifact;
+import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -69,7 +71,7 @@ public final class ModelFollower implements AutoCloseable {
     private final AtomicReference<String> status = new AtomicReference<>();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final Set<Long> rejectedVersions = new HashSet<>();
-    private final Optional<String> stage;
+    private final Optional<DeadLetterWriter> deadLetters;
     private final EventSerde<DeadLetter> deadLetterSerde;
     private KafkaProducer<byte[], byte[]> deadLetterProducer;
     private volatile boolean running = true;
@@ -79,9 +81,19 @@ public final class ModelFollower implements AutoCloseable {
             final Optional<ArtifactStore> store,
             final Listener listener,
             final Duration pollTimeout,
-            final Optional<String> stage) {
+            final Optional<StageName> stage) {
         this.channel = Objects.requireNonNull(channel, "channel");
-        this.stage = Objects.requireNonNull(stage, "stage");
+        // Not counted with the stage's dead letters, which are its input records: rejectedCount()
+        // counts rejected versions.
+        this.deadLetters =
+                Objects.requireNonNull(stage, "stage")
+                        .map(
+                                s ->
+                                        new DeadLetterWriter(
+                                                s,
+                                                channel.deadLetterTopic(),
+                                                reason -> {},
+                                                Clock.systemUTC()));
         this.deadLetterSerde =
                 stage.isPresent()
                         ? channel.deadLetterTopic().valueSerde(channel.serdeConfig())
@@ -110,7 +122,7 @@ public final class ModelFollower implements AutoCloseable {
             final Optional<ArtifactStore> store,
             final Listener listener,
             final Duration pollTimeout,
-            final Optional<String> stage) {
+            final Optional<StageName> stage) {
         final ModelFollower follower =
                 new ModelFollower(channel, store, listener, pollTimeout, stage);
         follower.thread.start();
@@ -295,7 +307,7 @@ public final class ModelFollower implements AutoCloseable {
             final ConsumerRecord<String, byte[]> record,
             final Exception error,
             final String reason) {
-        if (stage.isEmpty()) {
+        if (deadLetters.isEmpty()) {
             return;
         }
         try {
@@ -306,28 +318,22 @@ public final class ModelFollower implements AutoCloseable {
                                         "rwml-model-follower-dlq-" + channel.run()));
             }
             final ProducerRecord<byte[], DeadLetter> letter =
-                    DeadLetters.toDeadLetterTopic(
-                            channel.deadLetterTopic(),
-                            DeadLetters.of(
-                                    stage.get(),
-                                    record.topic(),
-                                    record.partition(),
-                                    record.offset(),
-                                    record.key() == null
-                                            ? null
-                                            : ModelChannel.keyBytes(record.key()),
-                                    record.value(),
-                                    record.headers(),
+                    deadLetters
+                            .get()
+                            .deadLetter(
+                                    new DeadLetterWriter.Source(
+                                            record.topic(),
+                                            record.partition(),
+                                            record.offset(),
+                                            record.key() == null
+                                                    ? null
+                                                    : ModelChannel.keyBytes(record.key()),
+                                            record.value(),
+                                            record.headers()),
                                     error,
-                                    Instant.now()),
-                            reason);
+                                    reason);
             deadLetterProducer.send(
-                    new ProducerRecord<>(
-                            letter.topic(),
-                            null,
-                            letter.key(),
-                            deadLetterSerde.serializer().serialize(letter.topic(), letter.value()),
-                            letter.headers()),
+                    DeadLetterWriter.encoded(letter, deadLetterSerde.serializer()),
                     (metadata, e) -> {
                         if (e != null) {
                             LOG.error(

@@ -9,6 +9,7 @@ import dev.rwml.events.ModelChunk;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.ops.embedded.KafkaStack;
 import dev.rwml.ops.embedded.TestClients;
+import dev.rwml.runtime.StageName;
 import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.deadletter.DeadLetters;
 import dev.rwml.schemas.serde.EventSerde;
@@ -78,7 +79,7 @@ class ModelChannelIT {
                         Optional.empty(),
                         (artifact, versions) -> onVersion.accept(artifact),
                         Duration.ofMillis(100),
-                        Optional.of(STAGE)));
+                        Optional.of(StageName.parse(STAGE))));
     }
 
     /** A fresh run with its topics, so tests do not see each other's versions. */

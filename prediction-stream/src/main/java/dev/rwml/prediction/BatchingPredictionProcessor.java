@@ -1,11 +1,14 @@
 package dev.rwml.prediction;
 
+import dev.rwml.events.DeadLetter;
 import dev.rwml.events.PredictionGroup;
 import dev.rwml.events.PredictionSample;
 import dev.rwml.events.Sampling;
 import dev.rwml.events.Transition;
+import dev.rwml.runtime.errors.DeadLetterWriter;
 import dev.rwml.runtime.errors.ErrorPolicy;
 import dev.rwml.runtime.streams.UniqueTransitions;
+import dev.rwml.schemas.serde.EventDecodingException;
 import dev.rwml.worldmodel.generate.Sample;
 import dev.rwml.worldmodel.prompt.Prompt;
 import dev.rwml.worldmodel.serve.PredictionModel;
@@ -17,6 +20,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -59,7 +63,7 @@ final class BatchingPredictionProcessor
     private final ModelSlot slot;
     private final PredictionMetrics metrics;
     private final Deserializer<Transition> transitions;
-    private final DeadLetterRouter deadLetters;
+    private final DeadLetterWriter deadLetters;
     private final SamplingSettings sampling;
     private KeyValueStore<String, String> seen;
     private final long samplingSeed;
@@ -75,7 +79,7 @@ final class BatchingPredictionProcessor
             final ModelSlot slot,
             final PredictionMetrics metrics,
             final Deserializer<Transition> transitions,
-            final DeadLetterRouter deadLetters) {
+            final DeadLetterWriter deadLetters) {
         this.config = config;
         this.storeName = storeName;
         this.slot = slot;
@@ -388,7 +392,7 @@ final class BatchingPredictionProcessor
         try {
             return transitions.deserialize(record.topic(), record.kafkaHeaders(), record.value());
         } catch (RuntimeException e) {
-            if (!DeadLetterRouter.isPoison(e)) {
+            if (!isPoison(e)) {
                 throw e;
             }
             deadLetter(record, e);
@@ -403,7 +407,30 @@ final class BatchingPredictionProcessor
                 record.partition(),
                 record.offset(),
                 error.getMessage());
-        context.forward(deadLetters.deadLetter(record, error), DEAD_LETTER_SINK);
+        final ProducerRecord<byte[], DeadLetter> letter =
+                deadLetters.deadLetter(
+                        new DeadLetterWriter.Source(
+                                record.topic(),
+                                record.partition(),
+                                record.offset(),
+                                record.key(),
+                                record.value(),
+                                record.kafkaHeaders()),
+                        error);
+        context.forward(
+                new Record<byte[], SpecificRecord>(
+                        letter.key(), letter.value(), record.timestamp(), letter.headers()),
+                DEAD_LETTER_SINK);
+    }
+
+    /**
+     * Whether a decoding failure is the data's fault (dead-letter the record) rather than the
+     * environment's, such as an unreachable registry or one that refuses the credentials (fail, and
+     * retry after the restart).
+     */
+    private static boolean isPoison(final RuntimeException e) {
+        return e instanceof EventDecodingException
+                && ErrorPolicy.classify(e) == ErrorPolicy.Action.DEAD_LETTER;
     }
 
     /**

@@ -95,7 +95,7 @@ public final class PredictionApp {
                             Optional.empty(),
                             (artifact, versions) -> slot.install(loader.load(artifact, versions)),
                             Duration.ofMillis(500),
-                            Optional.of(StageName.PREDICTION.id()));
+                            Optional.of(StageName.PREDICTION));
         } catch (RuntimeException e) {
             // The streams client already holds its own clients and threads; free them.
             streams.close(Duration.ofSeconds(10));

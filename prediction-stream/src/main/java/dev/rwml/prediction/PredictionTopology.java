@@ -3,6 +3,8 @@ package dev.rwml.prediction;
 import dev.rwml.events.DeadLetter;
 import dev.rwml.events.PredictionGroup;
 import dev.rwml.events.Transition;
+import dev.rwml.runtime.StageName;
+import dev.rwml.runtime.errors.DeadLetterWriter;
 import dev.rwml.runtime.streams.UniqueTransitions;
 import dev.rwml.schemas.topics.RunTopics;
 import java.time.Clock;
@@ -82,8 +84,9 @@ public final class PredictionTopology {
                         // Short segments let compaction drop flushed entries, so a restore
                         // after a crash reads little more than what is really buffered.
                         .withLoggingEnabled(Map.of("segment.ms", "3600000"));
-        final DeadLetterRouter router =
-                new DeadLetterRouter(wiring.topics().deadLetters(), metrics, clock);
+        final DeadLetterWriter deadLetters =
+                new DeadLetterWriter(
+                        StageName.PREDICTION, wiring.topics().deadLetters(), metrics, clock);
         final Topology topology = new Topology();
         topology.addSource(
                 SOURCE,
@@ -94,7 +97,12 @@ public final class PredictionTopology {
                 PROCESSOR,
                 () ->
                         new BatchingPredictionProcessor(
-                                config, BUFFER_STORE, slot, metrics, wiring.transitions(), router),
+                                config,
+                                BUFFER_STORE,
+                                slot,
+                                metrics,
+                                wiring.transitions(),
+                                deadLetters),
                 SOURCE);
         topology.addStateStore(buffer, PROCESSOR);
         topology.addStateStore(UniqueTransitions.store(), PROCESSOR);

@@ -4,12 +4,13 @@ import dev.rwml.events.DeadLetter;
 import dev.rwml.events.PredictionGroup;
 import dev.rwml.events.RewardedGroup;
 import dev.rwml.events.Transition;
-import dev.rwml.reward.streams.DeadLetterBuilder;
 import dev.rwml.reward.streams.JoinMissException;
 import dev.rwml.reward.streams.JoinResult;
 import dev.rwml.reward.streams.LatenessCheck;
 import dev.rwml.reward.streams.Timed;
 import dev.rwml.reward.streams.ToDeadLetter;
+import dev.rwml.runtime.StageName;
+import dev.rwml.runtime.errors.DeadLetterWriter;
 import dev.rwml.runtime.streams.InputSizeLimit;
 import dev.rwml.runtime.streams.UniqueTransitions;
 import dev.rwml.schemas.topics.RunTopics;
@@ -101,13 +102,8 @@ public final class RewardTopology {
         final RunTopics target = wiring.target();
         final Serde<Transition> transitionSerde = wiring.transitions();
         final Serde<PredictionGroup> predictionSerde = wiring.predictions();
-        final DeadLetterBuilder deadLetters =
-                new DeadLetterBuilder(
-                        source.predictions().name(),
-                        predictionSerde.serializer(),
-                        target.deadLetters(),
-                        metrics,
-                        clock);
+        final DeadLetterWriter deadLetters =
+                new DeadLetterWriter(StageName.REWARD, target.deadLetters(), metrics, clock);
         final long windowMs = config.joinWindow().toMillis();
         final long allowedLatenessMs = windowMs + config.joinGrace().toMillis();
 
@@ -167,7 +163,11 @@ public final class RewardTopology {
                         .process(
                                 () ->
                                         new ToDeadLetter<Timed<PredictionGroup>>(
-                                                deadLetters, LATE, lateFailure(config)),
+                                                deadLetters,
+                                                source.predictions().name(),
+                                                predictionSerde.serializer(),
+                                                LATE,
+                                                lateFailure(config)),
                                 Named.as("late-dead-letter"));
 
         final Map<String, KStream<String, JoinResult>> joined =
@@ -192,6 +192,8 @@ public final class RewardTopology {
                                 () ->
                                         new ToDeadLetter<JoinResult>(
                                                 deadLetters,
+                                                source.predictions().name(),
+                                                predictionSerde.serializer(),
                                                 NO_TRANSITION,
                                                 missFailure(config, metrics)),
                                 Named.as("miss-dead-letter"));

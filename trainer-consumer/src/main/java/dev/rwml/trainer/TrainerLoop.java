@@ -8,8 +8,8 @@ import dev.rwml.events.DeadLetter;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.RewardedGroup;
 import dev.rwml.runtime.StageName;
+import dev.rwml.runtime.errors.DeadLetterWriter;
 import dev.rwml.runtime.errors.ErrorPolicy;
-import dev.rwml.schemas.deadletter.DeadLetters;
 import dev.rwml.schemas.retry.Backoff;
 import dev.rwml.schemas.serde.EventSerde;
 import dev.rwml.schemas.topics.RunTopics;
@@ -20,6 +20,7 @@ import dev.rwml.worldmodel.artifact.ArtifactStore;
 import dev.rwml.worldmodel.artifact.FileArtifactStore;
 import dev.rwml.worldmodel.artifact.VerifiedArtifact;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -79,6 +80,7 @@ public final class TrainerLoop implements AutoCloseable {
     private final FaultHook hook;
     private final PublishListener listener;
     private final TrainerMetrics metrics;
+    private final DeadLetterWriter deadLetterWriter;
     private final CountDownLatch stopRequested = new CountDownLatch(1);
     private volatile boolean running = true;
     private volatile boolean finishRequested;
@@ -101,6 +103,12 @@ public final class TrainerLoop implements AutoCloseable {
         this.hook = hook;
         this.listener = listener;
         this.metrics = new TrainerMetrics(meters, config.run());
+        this.deadLetterWriter =
+                new DeadLetterWriter(
+                        StageName.TRAINER,
+                        TopicCatalog.defaults().run(config.run()).deadLetters(),
+                        metrics::deadLettered,
+                        Clock.systemUTC());
     }
 
     /** The transactional id and consumer group of a run's trainer. */
@@ -584,20 +592,12 @@ public final class TrainerLoop implements AutoCloseable {
                     r.partition(),
                     r.offset(),
                     p.error().getMessage());
-            final DeadLetter letter =
-                    DeadLetters.of(StageName.TRAINER.id(), r, p.error(), Instant.now());
-            final ProducerRecord<byte[], DeadLetter> out =
-                    DeadLetters.toDeadLetterTopic(
-                            topics.deadLetters(), letter, DeadLetters.reasonOf(p.error()));
+            final ProducerRecord<byte[], byte[]> out =
+                    DeadLetterWriter.encoded(
+                            deadLetterWriter.deadLetter(DeadLetterWriter.Source.of(r), p.error()),
+                            deadLetters.serializer());
             ensureTransaction();
-            producer.send(
-                    new ProducerRecord<>(
-                            out.topic(),
-                            null,
-                            out.key(),
-                            deadLetters.serializer().serialize(out.topic(), out.value()),
-                            out.headers()));
-            metrics.deadLettered(DeadLetters.reasonOf(p.error()));
+            producer.send(out);
         }
 
         private void train(final List<BatchAssembler.Pending> batch) {

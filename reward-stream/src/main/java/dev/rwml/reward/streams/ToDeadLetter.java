@@ -2,7 +2,10 @@ package dev.rwml.reward.streams;
 
 import dev.rwml.events.DeadLetter;
 import dev.rwml.events.PredictionGroup;
+import dev.rwml.runtime.errors.DeadLetterWriter;
+import java.nio.charset.StandardCharsets;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -34,19 +37,29 @@ public final class ToDeadLetter<V> implements Processor<String, V, byte[], DeadL
         RuntimeException error(V value);
     }
 
-    private final DeadLetterBuilder builder;
+    private final DeadLetterWriter writer;
+    private final String predictionsTopic;
+    private final Serializer<PredictionGroup> predictions;
     private final String reason;
     private final Failure<V> failure;
     private ProcessorContext<byte[], DeadLetter> context;
 
     /**
-     * @param builder builds the letters
+     * @param writer builds and counts the letters
+     * @param predictionsTopic where prediction groups come from
+     * @param predictions re-encodes a group to its bytes as they were on that topic
      * @param reason the reason header, e.g. {@code NO_TRANSITION_WITHIN_WINDOW}
      * @param failure reads the incoming value
      */
     public ToDeadLetter(
-            final DeadLetterBuilder builder, final String reason, final Failure<V> failure) {
-        this.builder = builder;
+            final DeadLetterWriter writer,
+            final String predictionsTopic,
+            final Serializer<PredictionGroup> predictions,
+            final String reason,
+            final Failure<V> failure) {
+        this.writer = writer;
+        this.predictionsTopic = predictionsTopic;
+        this.predictions = predictions;
         this.reason = reason;
         this.failure = failure;
     }
@@ -65,18 +78,22 @@ public final class ToDeadLetter<V> implements Processor<String, V, byte[], DeadL
         LOG.warn(
                 "dead-lettering prediction group {} from {}-{}@{}: {} ({})",
                 record.key(),
-                builder.predictionsTopic(),
+                predictionsTopic,
                 partition,
                 offset,
                 reason,
                 error.getMessage());
         final ProducerRecord<byte[], DeadLetter> letter =
-                builder.of(
-                        record.key(),
-                        failure.group(value),
-                        partition,
-                        offset,
-                        record.headers(),
+                writer.deadLetter(
+                        new DeadLetterWriter.Source(
+                                predictionsTopic,
+                                partition,
+                                offset,
+                                record.key() == null
+                                        ? null
+                                        : record.key().getBytes(StandardCharsets.UTF_8),
+                                predictions.serialize(predictionsTopic, failure.group(value)),
+                                record.headers()),
                         error,
                         reason);
         context.forward(

@@ -3,19 +3,18 @@ package dev.rwml.runtime.streams;
 import dev.rwml.events.DeadLetter;
 import dev.rwml.events.PredictionGroup;
 import dev.rwml.runtime.StageName;
+import dev.rwml.runtime.errors.DeadLetterWriter;
 import dev.rwml.runtime.errors.ErrorPolicy;
 import dev.rwml.runtime.errors.ServiceAnswer;
 import dev.rwml.schemas.deadletter.DeadLetters;
 import dev.rwml.schemas.serde.EventSerde;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.TopicCatalog;
-import dev.rwml.schemas.topics.TopicSpec;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.errors.DeserializationExceptionHandler;
 import org.apache.kafka.streams.errors.ErrorHandlerContext;
 import org.apache.kafka.streams.errors.ProcessingExceptionHandler;
@@ -52,12 +51,10 @@ public final class DeadLetterHandlers {
 
     /** State both handlers share, built from the Streams configuration. */
     private static final class Target {
-        final TopicSpec<byte[], DeadLetter> topic;
+        final DeadLetterWriter writer;
         final EventSerde<DeadLetter> letters;
         final EventSerde<PredictionGroup> predictions;
         final String predictionsTopic;
-        final DeadLetterCounter metrics;
-        final String stage;
 
         Target(final Map<String, ?> configs) {
             final Object run = configs.get(RUN_CONFIG);
@@ -65,33 +62,28 @@ public final class DeadLetterHandlers {
                 throw new IllegalArgumentException(
                         RUN_CONFIG + " must name the run whose dead-letter topic to use");
             }
-            this.topic = TopicCatalog.defaults().run(run.toString()).deadLetters();
             this.letters = EventSerdes.forValue(DeadLetter.class, configs);
             this.predictions = EventSerdes.forValue(PredictionGroup.class, configs);
             final Object source = configs.get(PREDICTIONS_TOPIC_CONFIG);
             this.predictionsTopic = source == null ? "" : source.toString();
-            this.metrics = configs.get(METRICS_CONFIG) instanceof DeadLetterCounter m ? m : null;
             final Object stageName = configs.get(STAGE_CONFIG);
-            this.stage =
-                    stageName == null
-                            ? StageName.REWARD.id()
-                            : StageName.parse(stageName.toString()).id();
+            this.writer =
+                    new DeadLetterWriter(
+                            stageName == null
+                                    ? StageName.REWARD
+                                    : StageName.parse(stageName.toString()),
+                            TopicCatalog.defaults().run(run.toString()).deadLetters(),
+                            configs.get(METRICS_CONFIG) instanceof DeadLetterCounter counter
+                                    ? counter
+                                    : reason -> {},
+                            Clock.systemUTC());
         }
 
-        List<ProducerRecord<byte[], byte[]>> records(final DeadLetter letter, final String reason) {
-            if (metrics != null) {
-                metrics.deadLetter(reason);
-            }
-            final ProducerRecord<byte[], DeadLetter> record =
-                    DeadLetters.toDeadLetterTopic(topic, letter, reason);
-            final Serializer<DeadLetter> serializer = letters.serializer();
+        List<ProducerRecord<byte[], byte[]>> records(
+                final DeadLetterWriter.Source source, final Throwable error, final String reason) {
             return List.of(
-                    new ProducerRecord<>(
-                            record.topic(),
-                            null,
-                            record.key(),
-                            serializer.serialize(record.topic(), record.value()),
-                            record.headers()));
+                    DeadLetterWriter.encoded(
+                            writer.deadLetter(source, error, reason), letters.serializer()));
         }
     }
 
@@ -128,16 +120,17 @@ public final class DeadLetterHandlers {
                         exception.getMessage());
                 return Response.fail();
             }
-            final String reason = DeadLetters.reasonOf(exception);
             LOG.warn(
                     "dead-lettering undecodable record {}-{}@{}: {}",
                     record.topic(),
                     record.partition(),
                     record.offset(),
                     exception.getMessage());
-            final DeadLetter letter =
-                    DeadLetters.of(target.stage, record, exception, Clock.systemUTC().instant());
-            return Response.resume(target.records(letter, reason));
+            return Response.resume(
+                    target.records(
+                            DeadLetterWriter.Source.of(record),
+                            exception,
+                            DeadLetters.reasonOf(exception)));
         }
     }
 
@@ -183,7 +176,7 @@ public final class DeadLetterHandlers {
                     context.processorNodeId(),
                     exception.getMessage());
             return Response.resume(
-                    target.records(letterOf(context, record, exception), reasonOf(exception)));
+                    target.records(sourceOf(context, record), exception, reasonOf(exception)));
         }
 
         /** The reason header: the answer of the service that refused the record, if one did. */
@@ -194,16 +187,13 @@ public final class DeadLetterHandlers {
                     : answer.deadLetterReason().orElse(DeadLetters.PROCESSING);
         }
 
-        private DeadLetter letterOf(
-                final ErrorHandlerContext context,
-                final Record<?, ?> record,
-                final Exception exception) {
+        private DeadLetterWriter.Source sourceOf(
+                final ErrorHandlerContext context, final Record<?, ?> record) {
             if (record.value() instanceof JoinedPrediction joined
                     && !target.predictionsTopic.isEmpty()) {
                 // The join may have been triggered by the transition: keep the group, which is
                 // what this stage failed to reward.
-                return DeadLetters.of(
-                        target.stage,
+                return new DeadLetterWriter.Source(
                         target.predictionsTopic,
                         context.partition(),
                         -1,
@@ -211,20 +201,15 @@ public final class DeadLetterHandlers {
                         target.predictions
                                 .serializer()
                                 .serialize(target.predictionsTopic, joined.prediction()),
-                        context.headers(),
-                        exception,
-                        Clock.systemUTC().instant());
+                        context.headers());
             }
-            return DeadLetters.of(
-                    target.stage,
+            return new DeadLetterWriter.Source(
                     context.topic(),
                     context.partition(),
                     context.offset(),
                     context.sourceRawKey(),
                     context.sourceRawValue(),
-                    context.headers(),
-                    exception,
-                    Clock.systemUTC().instant());
+                    context.headers());
         }
     }
 
