@@ -1,6 +1,5 @@
 package dev.rwml.trainer;
 
-import dev.rwml.channel.ChunkRetention;
 import dev.rwml.channel.ModelChannel;
 import dev.rwml.channel.ModelChannelReader;
 import dev.rwml.channel.ModelPublisher;
@@ -10,7 +9,6 @@ import dev.rwml.events.RewardedGroup;
 import dev.rwml.runtime.StageName;
 import dev.rwml.runtime.errors.DeadLetterWriter;
 import dev.rwml.runtime.errors.ErrorPolicy;
-import dev.rwml.schemas.retry.Backoff;
 import dev.rwml.schemas.serde.EventSerde;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicAdmin;
@@ -22,10 +20,8 @@ import dev.rwml.worldmodel.artifact.VerifiedArtifact;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -34,13 +30,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
@@ -70,7 +64,6 @@ public final class TrainerLoop implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(TrainerLoop.class);
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
-    private static final Duration FIRST_OUTAGE_BACKOFF = Duration.ofSeconds(1);
 
     /** The longest wait between two attempts to read a record while the registry is out. */
     static final Duration MAX_OUTAGE_BACKOFF = Duration.ofSeconds(30);
@@ -136,31 +129,25 @@ public final class TrainerLoop implements AutoCloseable {
             // Fences a previous instance and aborts its open transaction before anything is read,
             // so the latest version and the committed offsets below are consistent.
             producer.initTransactions();
-            final Run state = resume(channel, store);
-            try (PolicyTrainer policy = state.policy;
+            final Resumed resumed = resume(channel, store);
+            final PublishedVersions versions = resumed.versions();
+            try (PolicyTrainer policy = resumed.policy();
                     KafkaConsumer<byte[], byte[]> c = newConsumer()) {
                 consumer = c;
                 if (!running) {
-                    return state.version;
+                    return versions.latest();
                 }
-                final Session session =
-                        new Session(
-                                producer,
-                                c,
-                                policy,
-                                state,
-                                rewards,
-                                deadLetters,
-                                topics,
-                                new ModelPublisher(
-                                        channel,
-                                        config.chunkSizeBytes(),
-                                        store,
-                                        config.externalArtifactBytes()));
-                session.loop();
-                return session.state.version;
+                final ModelPublisher publisher =
+                        new ModelPublisher(
+                                channel,
+                                config.chunkSizeBytes(),
+                                store,
+                                config.externalArtifactBytes());
+                new Session(c, policy, versions, topics, producer, rewards, deadLetters, publisher)
+                        .loop();
+                return versions.latest();
             } catch (final WakeupException e) {
-                return state.version;
+                return versions.latest();
             } finally {
                 consumer = null;
             }
@@ -217,20 +204,10 @@ public final class TrainerLoop implements AutoCloseable {
                                         Math.max(config.batchSize(), 100))));
     }
 
-    /** What a trainer resumes from. */
-    private static final class Run {
-        final List<ModelVersion> published;
-        final PolicyTrainer policy;
-        long version;
+    /** What a trainer resumes from: the versions published so far and a trainer of the latest. */
+    private record Resumed(PublishedVersions versions, PolicyTrainer policy) {}
 
-        Run(final List<ModelVersion> published, final PolicyTrainer policy) {
-            this.published = published;
-            this.policy = policy;
-            this.version = published.get(published.size() - 1).getVersion();
-        }
-    }
-
-    private Run resume(final ModelChannel channel, final Optional<ArtifactStore> store) {
+    private Resumed resume(final ModelChannel channel, final Optional<ArtifactStore> store) {
         try (ModelChannelReader reader = new ModelChannelReader(channel, store, READ_TIMEOUT)) {
             List<ModelVersion> published = reader.manifests();
             while (published.isEmpty() && running) {
@@ -260,7 +237,8 @@ public final class TrainerLoop implements AutoCloseable {
                     published.size(),
                     reference.version());
             metrics.version(latest.getVersion());
-            return new Run(new ArrayList<>(published), factory.create(config, reference, current));
+            return new Resumed(
+                    new PublishedVersions(published), factory.create(config, reference, current));
         } catch (final ArtifactRejectedException e) {
             throw new IllegalStateException(
                     e.getMessage() + "; the trainer cannot resume from an unreadable version", e);
@@ -270,68 +248,87 @@ public final class TrainerLoop implements AutoCloseable {
         }
     }
 
-    /** One started trainer: the loop, its buffers and its open transaction. */
+    /**
+     * One started trainer: the loop that reads ({@link Intake}), trains and commits ({@link
+     * Committer}), its buffer and its back-pressure.
+     */
     private final class Session implements BatchAssembler.Sink {
-        private final KafkaProducer<byte[], byte[]> producer;
         private final KafkaConsumer<byte[], byte[]> consumer;
         private final PolicyTrainer policy;
-        private final Run state;
-        private final EventSerde<RewardedGroup> rewards;
-        private final EventSerde<DeadLetter> deadLetters;
+        private final PublishedVersions versions;
         private final RunTopics topics;
-        private final ModelPublisher publisher;
-        private final ChunkRetention retention = new ChunkRetention(config.keepVersions());
         private final TrainingWindow window = new TrainingWindow();
         private final BatchAssembler assembler;
+        private final Intake intake;
+        private final Committer committer;
         private final int maxBuffered = 4 * config.batchSize() + 500;
-        private boolean inTransaction;
         private boolean paused;
-        private long lastPublishNanos = System.nanoTime();
-        private long passedOverSinceNanos = System.nanoTime();
-        private final Backoff outage = new Backoff(FIRST_OUTAGE_BACKOFF, MAX_OUTAGE_BACKOFF);
 
         Session(
-                final KafkaProducer<byte[], byte[]> producer,
                 final KafkaConsumer<byte[], byte[]> consumer,
                 final PolicyTrainer policy,
-                final Run state,
+                final PublishedVersions versions,
+                final RunTopics topics,
+                final KafkaProducer<byte[], byte[]> producer,
                 final EventSerde<RewardedGroup> rewards,
                 final EventSerde<DeadLetter> deadLetters,
-                final RunTopics topics,
                 final ModelPublisher publisher) {
-            this.producer = producer;
             this.consumer = consumer;
             this.policy = policy;
-            this.state = state;
-            this.rewards = rewards;
-            this.deadLetters = deadLetters;
+            this.versions = versions;
             this.topics = topics;
-            this.publisher = publisher;
             this.assembler = new BatchAssembler(config, window, this);
+            this.intake = new Intake(config, consumer, rewards, policy, metrics, stopRequested);
+            this.committer =
+                    new Committer(
+                            config,
+                            producer,
+                            consumer,
+                            window,
+                            versions,
+                            policy,
+                            publisher,
+                            deadLetterWriter,
+                            deadLetters,
+                            metrics,
+                            listener,
+                            hook);
         }
 
         void loop() {
             assignFromCommittedOffsets();
             while (running) {
-                intake(consumer.poll(config.pollTimeout()));
-                assembler.dropLeading(state.version);
+                read(consumer.poll(config.pollTimeout()));
+                assembler.dropLeading(versions.latest());
                 while (running && assembler.batchReady(System.nanoTime())) {
-                    train(assembler.take(state.version));
-                    assembler.dropLeading(state.version);
-                    if (publishDue()) {
-                        publish();
+                    train(assembler.take(versions.latest()));
+                    assembler.dropLeading(versions.latest());
+                    if (committer.publishDue()) {
+                        committer.publish();
                     }
                 }
                 // Steps taken before a run of groups that never fill a batch still publish on time.
-                if (running && publishDue()) {
-                    publish();
+                if (running && committer.publishDue()) {
+                    committer.publish();
                 }
-                commitPassedOverIfDue(System.nanoTime());
+                committer.commitPassedOverIfDue(System.nanoTime(), assembler.size());
                 applyBackPressure();
                 if (finishRequested && caughtUp()) {
                     flush();
                     return;
                 }
+            }
+        }
+
+        private void read(final ConsumerRecords<byte[], byte[]> polled) {
+            try {
+                intake.read(
+                        polled,
+                        versions.latest(),
+                        p -> assembler.add(p, versions.latest(), System.nanoTime()));
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+                running = false;
             }
         }
 
@@ -353,19 +350,19 @@ public final class TrainerLoop implements AutoCloseable {
          */
         private void flush() {
             while (assembler.size() > 0) {
-                train(assembler.take(state.version));
+                train(assembler.take(versions.latest()));
             }
             for (final TopicPartition tp : consumer.assignment()) {
                 window.advanceTo(tp, consumer.position(tp, READ_TIMEOUT));
             }
             if (!window.lineage().isEmpty()) {
-                publish();
+                committer.publish();
             }
             LOG.info(
                     "Trainer of run {} finished at version {}: the rewards topic was read to its"
                             + " end",
                     config.run(),
-                    state.version);
+                    versions.latest());
         }
 
         private void assignFromCommittedOffsets() {
@@ -395,176 +392,14 @@ public final class TrainerLoop implements AutoCloseable {
                         }
                     });
             LOG.info("Trainer of run {} consumes {} from {}", config.run(), topic, start);
-            if (window.restore(metadata, state.version)) {
+            if (window.restore(metadata, versions.latest())) {
                 LOG.info(
                         "Trainer of run {}: groups skipped since version {} were committed"
                                 + " without a version; version {} accounts for them (lineage {})",
                         config.run(),
-                        state.version,
-                        state.version + 1,
+                        versions.latest(),
+                        versions.latest() + 1,
                         window.lineage());
-            }
-        }
-
-        /**
-         * Decodes and buffers polled records in order. When one fails because the registry is out,
-         * it and every record after it are given back (each partition seeks to its first record not
-         * buffered) and the loop waits before polling them again: nothing after the failed record
-         * is buffered, so no offset past it is committed.
-         */
-        private void intake(final ConsumerRecords<byte[], byte[]> polled) {
-            final Iterator<ConsumerRecord<byte[], byte[]>> records = polled.iterator();
-            while (records.hasNext()) {
-                final ConsumerRecord<byte[], byte[]> r = records.next();
-                final BatchAssembler.Pending p = decode(r);
-                if (p.error() != null) {
-                    switch (ErrorPolicy.classify(p.error())) {
-                        case RETRY -> {
-                            rewind(r, records);
-                            awaitOutage(r, p.error());
-                            return;
-                        }
-                        case FAIL ->
-                                // Not the record's fault and not passing (credentials, a non-Avro
-                                // schema): dead-lettering would lose every record; stopping keeps
-                                // them uncommitted.
-                                throw new IllegalStateException(
-                                        "the schema registry at "
-                                                + config.schemaRegistryUrl()
-                                                + " refused to resolve "
-                                                + r.topic()
-                                                + "-"
-                                                + r.partition()
-                                                + "@"
-                                                + r.offset()
-                                                + " ("
-                                                + p.error().getMessage()
-                                                + "); fix the registry settings and restart the"
-                                                + " trainer, which resumes at that record",
-                                        p.error());
-                        case DEAD_LETTER -> {}
-                    }
-                }
-                if (outage.attempts() > 0) {
-                    LOG.info(
-                            "Trainer of run {}: the schema registry at {} answers again after {}"
-                                    + " attempt(s); reading resumes at {}-{}@{}",
-                            config.run(),
-                            config.schemaRegistryUrl(),
-                            outage.attempts(),
-                            r.topic(),
-                            r.partition(),
-                            r.offset());
-                    outage.reset();
-                }
-                assembler.add(p, state.version, System.nanoTime());
-            }
-        }
-
-        /**
-         * Seeks each partition of {@code first} and {@code rest} to its first record among them.
-         */
-        private void rewind(
-                final ConsumerRecord<byte[], byte[]> first,
-                final Iterator<ConsumerRecord<byte[], byte[]>> rest) {
-            final Map<TopicPartition, Long> to = new HashMap<>();
-            to.put(new TopicPartition(first.topic(), first.partition()), first.offset());
-            rest.forEachRemaining(
-                    r -> to.putIfAbsent(new TopicPartition(r.topic(), r.partition()), r.offset()));
-            to.forEach(consumer::seek);
-        }
-
-        private void awaitOutage(final ConsumerRecord<byte[], byte[]> r, final Throwable error) {
-            final Duration wait = outage.next();
-            metrics.outageRetry();
-            LOG.warn(
-                    "Trainer of run {}: the schema registry at {} is unavailable, so {}-{}@{}"
-                            + " cannot be decoded; it is kept (not dead-lettered, nothing is"
-                            + " committed past it) and read again in {} ms (attempt {}): {}",
-                    config.run(),
-                    config.schemaRegistryUrl(),
-                    r.topic(),
-                    r.partition(),
-                    r.offset(),
-                    wait.toMillis(),
-                    outage.attempts(),
-                    error.getMessage());
-            try {
-                stopRequested.await(wait.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (final InterruptedException e) {
-                Thread.currentThread().interrupt();
-                running = false;
-            }
-        }
-
-        /**
-         * Commits the offsets of records passed over without a step (skipped groups, dead letters)
-         * in a transaction of their own once a batch of them is done or {@code batchTimeout} went
-         * by since the first: when a step would have come, so an idle trainer's lag stays zero.
-         * Only while no step is pending (those offsets commit with their version); the window stays
-         * open, so the next version's lineage and counters include the skipped records.
-         */
-        private void commitPassedOverIfDue(final long nowNanos) {
-            if (window.steps() == 0 && assembler.size() == 0) {
-                // Nothing is buffered: all up to the consumer's positions is done, transaction
-                // markers included, so a caught-up trainer commits the topic's end and its lag
-                // reads 0 rather than one marker per partition.
-                for (final TopicPartition tp : consumer.assignment()) {
-                    window.advanceTo(tp, consumer.position(tp, READ_TIMEOUT));
-                }
-            }
-            if (window.steps() > 0 || window.uncommitted() == 0) {
-                passedOverSinceNanos = nowNanos;
-                return;
-            }
-            if (window.uncommitted() < config.batchSize()
-                    && nowNanos - passedOverSinceNanos < config.batchTimeout().toNanos()) {
-                return;
-            }
-            final Map<TopicPartition, OffsetAndMetadata> offsets =
-                    window.offsetsToCommitWithoutVersion(state.version);
-            ensureTransaction();
-            producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
-            producer.commitTransaction();
-            inTransaction = false;
-            LOG.debug(
-                    "Trainer of run {}: committed {} record(s) passed over without a step on top"
-                            + " of version {}: {}",
-                    config.run(),
-                    window.uncommitted(),
-                    state.version,
-                    offsets);
-            window.committedWithoutVersion();
-            metrics.skippedCommit();
-            passedOverSinceNanos = nowNanos;
-        }
-
-        private BatchAssembler.Pending decode(final ConsumerRecord<byte[], byte[]> r) {
-            try {
-                final RewardedGroup g = rewards.deserializer().deserialize(r.topic(), r.value());
-                if (g == null) {
-                    throw new IllegalArgumentException("a null value (tombstone) is not a group");
-                }
-                final String invalid = GroupRules.invalidReason(r.key(), g);
-                if (invalid != null) {
-                    throw new IllegalArgumentException(invalid);
-                }
-                final String future = GroupVerdict.fromTheFuture(g, config.run(), state.version);
-                if (future != null) {
-                    throw new IllegalArgumentException(future);
-                }
-                // the group's own fault, and it would fail again after a restart
-                final Optional<String> unfit = policy.unfit(g);
-                if (unfit.isPresent()) {
-                    throw new IllegalArgumentException(
-                            "group "
-                                    + g.getTransitionId()
-                                    + " cannot be trained on: "
-                                    + unfit.get());
-                }
-                return new BatchAssembler.Pending(r, g, null);
-            } catch (final RuntimeException e) {
-                return new BatchAssembler.Pending(r, null, e);
             }
         }
 
@@ -577,7 +412,7 @@ public final class TrainerLoop implements AutoCloseable {
                     verdict,
                     p.group().getTransitionId(),
                     p.group().getModelVersion(),
-                    state.version,
+                    versions.latest(),
                     p.record().topic(),
                     p.record().partition(),
                     p.record().offset());
@@ -585,19 +420,7 @@ public final class TrainerLoop implements AutoCloseable {
 
         @Override
         public void deadLetter(final BatchAssembler.Pending p) {
-            final ConsumerRecord<byte[], byte[]> r = p.record();
-            LOG.warn(
-                    "Trainer: dead-lettering {}-{}@{}: {}",
-                    r.topic(),
-                    r.partition(),
-                    r.offset(),
-                    p.error().getMessage());
-            final ProducerRecord<byte[], byte[]> out =
-                    DeadLetterWriter.encoded(
-                            deadLetterWriter.deadLetter(DeadLetterWriter.Source.of(r), p.error()),
-                            deadLetters.serializer());
-            ensureTransaction();
-            producer.send(out);
+            committer.deadLetter(p);
         }
 
         private void train(final List<BatchAssembler.Pending> batch) {
@@ -619,76 +442,9 @@ public final class TrainerLoop implements AutoCloseable {
                 }
             }
             for (final RewardedGroup g : groups) {
-                window.trained(g, state.version - g.getModelVersion());
+                window.trained(g, versions.latest() - g.getModelVersion());
             }
             metrics.trained(groups.size());
-        }
-
-        private boolean publishDue() {
-            return window.steps() >= config.publishEverySteps()
-                    || (window.steps() > 0
-                            && System.nanoTime() - lastPublishNanos
-                                    >= config.publishInterval().toNanos());
-        }
-
-        private void publish() {
-            final long t0 = System.nanoTime();
-            final long next = state.version + 1;
-            final byte[] artifact = policy.checkpoint(next);
-            ensureTransaction();
-            final Optional<ModelVersion> retire = retention.toRetire(state.published);
-            final ModelVersion.Builder manifest =
-                    ModelVersion.newBuilder()
-                            .setRun(config.run())
-                            .setVersion(next)
-                            .setParentVersion(state.version)
-                            .setCreatedAt(Instant.now())
-                            .setObjective(config.objective().wireName())
-                            .setCounters(window.counters())
-                            .setMetrics(window.metrics())
-                            .setStalenessHistogram(window.stalenessHistogram())
-                            .setLineage(window.lineage())
-                            .setModelConfig(policy.modelConfig())
-                            .setTrainerConfig(config.asMap());
-            final ModelVersion sent =
-                    publisher.publish(
-                            producer,
-                            manifest,
-                            policy.artifactFormat(),
-                            artifact,
-                            (version, index, count) -> {
-                                if (index < count - 1) {
-                                    hook.at(FaultPoint.BETWEEN_CHUNKS);
-                                }
-                            });
-            retire.ifPresent(old -> publisher.retire(producer, old));
-            producer.sendOffsetsToTransaction(window.offsetsToCommit(), consumer.groupMetadata());
-            hook.at(FaultPoint.BEFORE_COMMIT);
-            producer.commitTransaction();
-            inTransaction = false;
-            state.published.add(sent);
-            state.version = next;
-            lastPublishNanos = System.nanoTime();
-            metrics.published(next, Duration.ofNanos(lastPublishNanos - t0));
-            LOG.info(
-                    "Trainer: committed version {} of run {} ({} steps, {} groups, published in {}"
-                            + " ms, lineage {})",
-                    next,
-                    config.run(),
-                    window.steps(),
-                    window.groups(),
-                    (lastPublishNanos - t0) / 1_000_000,
-                    sent.getLineage());
-            listener.published(sent, window.trainedIds());
-            window.reset();
-            hook.at(FaultPoint.AFTER_COMMIT);
-        }
-
-        private void ensureTransaction() {
-            if (!inTransaction) {
-                producer.beginTransaction();
-                inTransaction = true;
-            }
         }
 
         private void applyBackPressure() {
