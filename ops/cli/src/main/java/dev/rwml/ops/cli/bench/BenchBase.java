@@ -1,0 +1,80 @@
+package dev.rwml.ops.cli.bench;
+
+import dev.rwml.channel.init.BaseModelInit;
+import dev.rwml.env.EnvKind;
+import dev.rwml.ops.cli.Progress;
+import dev.rwml.ops.cli.bench.BenchState.Step;
+import dev.rwml.ops.cli.demo.DemoSettings;
+import dev.rwml.runtime.settings.Connection;
+import dev.rwml.worldmodel.train.StepMetrics;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.util.Set;
+
+/**
+ * The base world model every arm starts from: version 0 of {@link BenchRun#BASE_RUN}, trained by
+ * SFT on the pretraining slice.
+ */
+final class BenchBase {
+
+    private static final int MAX_TRANSITIONS = 1_000_000;
+
+    private final Connection connection;
+    private final DemoSettings demo;
+    private final BenchState state;
+    private final PrintWriter out;
+
+    BenchBase(
+            final Connection connection,
+            final DemoSettings demo,
+            final BenchState state,
+            final PrintWriter out) {
+        this.connection = connection;
+        this.demo = demo;
+        this.state = state;
+        this.out = out;
+    }
+
+    /** Trains and publishes the base model unless an earlier run did. */
+    void ensure() throws IOException {
+        if (state.done(Step.BASE).isPresent()) {
+            Progress.say(out, "Base model: done before (version 0 of run %s)", BenchRun.BASE_RUN);
+            return;
+        }
+        if (!RunVersions.of(connection, BenchRun.BASE_RUN).isEmpty()) {
+            throw new IllegalStateException(
+                    "run "
+                            + BenchRun.BASE_RUN
+                            + " has a version but the bench did not finish making it; start"
+                            + " again in an empty --dir");
+        }
+        Progress.say(
+                out,
+                "Training the base world model (%s, %d SFT steps) on the pretraining slice ...",
+                demo.modelPreset(),
+                demo.initSteps());
+        final BaseModelInit.Result init =
+                BaseModelInit.run(
+                        BaseModelInit.Config.of(
+                                BenchRun.BASE_RUN,
+                                connection,
+                                demo.modelPreset(),
+                                demo.initSteps(),
+                                MAX_TRANSITIONS,
+                                Set.of(EnvKind.ALFWORLD.id()),
+                                DemoSettings.SEED),
+                        new SftProgress());
+        Progress.say(out, "Base model published: %d examples", init.examples());
+        state.markDone(Step.BASE, BenchRun.BASE_RUN);
+    }
+
+    /** Prints the SFT loss about every fifth of the steps and at the last. */
+    private final class SftProgress implements BaseModelInit.Listener {
+        @Override
+        public void step(final StepMetrics m, final int total) {
+            if (m.step() % Math.max(1, total / 5) == 0 || m.step() == total) {
+                Progress.say(out, "  SFT step %d/%d loss %.3f", m.step(), total, m.loss());
+            }
+        }
+    }
+}
