@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -34,15 +35,32 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.KafkaStreams;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The reward stage and a rescore on the embedded broker and Apicurio registry. */
+/**
+ * The reward stage and a rescore on the embedded broker and Apicurio registry: both run once,
+ * before the tests, then each behaviour is checked by a test of its own.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RewardStreamIT {
 
     @RegisterExtension static final KafkaStack KAFKA = KafkaStack.embedded();
 
     private static final int GROUPS = 5;
+
+    // What the two stages wrote, for the tests.
+    private String suffix;
+    private String run;
+    private String rescoreRun;
+    private List<RewardedGroup> rewards;
+    private List<ConsumerRecord<byte[], byte[]>> letters;
+    private long embedderLoads;
+    private List<RewardedGroup> rescored;
+    private boolean rescoreConfigured;
 
     private RewardConfig config(final String run, final Path stateDir) {
         return RewardConfig.defaults(run, KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl())
@@ -54,11 +72,16 @@ class RewardStreamIT {
                                 "streams.commit.interval.ms", "100"));
     }
 
-    @Test
-    void shouldRewardPredictionsAndRescoreThemIntoANewRun() throws Exception {
-        final String suffix = UUID.randomUUID().toString().substring(0, 8);
-        final String run = "it-" + suffix;
-        final String rescoreRun = "it-rescore-" + suffix;
+    /**
+     * Runs the reward stage over transitions, prediction groups and one undecodable record, then
+     * the rescore of what it rewarded into a new run with another reward spec.
+     */
+    @BeforeAll
+    @Timeout(value = 10, unit = TimeUnit.MINUTES)
+    void rewardPredictionsAndRescoreThemIntoANewRun() throws Exception {
+        suffix = UUID.randomUUID().toString().substring(0, 8);
+        run = "it-" + suffix;
+        rescoreRun = "it-rescore-" + suffix;
         final Path state = Files.createTempDirectory("rwml-reward-it");
 
         try (RewardStage stage = RewardApp.start(config(run, state), new SimpleMeterRegistry())) {
@@ -66,36 +89,13 @@ class RewardStreamIT {
                     .until(() -> stage.state() == KafkaStreams.State.RUNNING);
             produceInputs(run, suffix);
 
-            final List<RewardedGroup> rewards =
+            rewards =
                     awaitValues(
                             TopicCatalog.defaults().run(run).rewards().name(),
                             GROUPS,
                             RewardedGroup.class);
-            assertThat(rewards)
-                    .extracting(RewardedGroup::getTransitionId)
-                    .containsExactlyInAnyOrderElementsOf(ids(suffix));
-            for (final RewardedGroup group : rewards) {
-                assertThat(group.getRun()).isEqualTo(run);
-                assertThat(group.getSamples())
-                        .extracting(RewardedSample::getReward)
-                        .containsExactly(1.0, 0.0);
-                // One sample is a paraphrase (cos about 0.91, over the data-stage 0.9): too easy.
-                assertThat(group.getDifficulty()).isEqualTo(Difficulty.EASY);
-                assertThat(group.getRewardSpec().getMethod()).isEqualTo("embedding-cosine");
-            }
-            final List<ConsumerRecord<byte[], byte[]>> letters =
-                    awaitRecords(TopicCatalog.defaults().run(run).deadLetters().name(), 1);
-            assertThat(
-                            new String(
-                                    letters.get(0)
-                                            .headers()
-                                            .lastHeader(DeadLetters.REASON_HEADER)
-                                            .value(),
-                                    StandardCharsets.UTF_8))
-                    .isEqualTo("WRONG_MAGIC_BYTE");
-            assertThat(decode(letters.get(0), DeadLetter.class).getSourceTopic())
-                    .isEqualTo("rwml." + run + ".predictions");
-            assertThat(stage.embedder().stats().loadCount()).isLessThanOrEqualTo(GROUPS);
+            letters = awaitRecords(TopicCatalog.defaults().run(run).deadLetters().name(), 1);
+            embedderLoads = stage.embedder().stats().loadCount();
         }
 
         // What rwml rescore starts: a new run's reward stage over another run's predictions.
@@ -104,25 +104,89 @@ class RewardStreamIT {
                         config(rescoreRun, state)
                                 .with(Map.of("source.run", run, "reward.spec", "TEXT=exact")),
                         new SimpleMeterRegistry())) {
-            final List<RewardedGroup> rescored =
+            rescored =
                     awaitValues(
                             TopicCatalog.defaults().run(rescoreRun).rewards().name(),
                             GROUPS,
                             RewardedGroup.class);
-            assertThat(rescored)
-                    .extracting(RewardedGroup::getTransitionId)
-                    .containsExactlyInAnyOrderElementsOf(ids(suffix));
-            for (final RewardedGroup group : rescored) {
-                assertThat(group.getRun()).isEqualTo(rescoreRun);
-                assertThat(group.getRewardSpec().getMethod()).isEqualTo("exact-match");
-                // The paraphrase passed the cosine spec but is not an exact match.
-                assertThat(group.getSamples())
-                        .extracting(RewardedSample::getReward)
-                        .containsExactly(0.0, 0.0);
-                assertThat(group.getDifficulty()).isEqualTo(Difficulty.HARD);
-            }
-            assertThat(rescore.config().isRescore()).isTrue();
+            rescoreConfigured = rescore.config().isRescore();
         }
+    }
+
+    @Test
+    void shouldRewardEachPredictionGroupOnce() {
+        assertThat(rewards)
+                .extracting(RewardedGroup::getTransitionId)
+                .containsExactlyInAnyOrderElementsOf(ids(suffix));
+    }
+
+    @Test
+    void shouldRewardAParaphraseOneAndAnotherStateZeroByEmbeddingCosine() {
+        for (final RewardedGroup group : rewards) {
+            assertThat(group.getRun()).isEqualTo(run);
+            assertThat(group.getSamples())
+                    .extracting(RewardedSample::getReward)
+                    .containsExactly(1.0, 0.0);
+            assertThat(group.getRewardSpec().getMethod()).isEqualTo("embedding-cosine");
+        }
+    }
+
+    @Test
+    void shouldJudgeAGroupWithAParaphraseEasy() {
+        for (final RewardedGroup group : rewards) {
+            // One sample is a paraphrase (cos about 0.91, over the data-stage 0.9): too easy.
+            assertThat(group.getDifficulty()).isEqualTo(Difficulty.EASY);
+        }
+    }
+
+    @Test
+    void shouldDeadLetterAnUndecodablePredictionWithItsReasonAndSource() {
+        assertThat(
+                        new String(
+                                letters.get(0)
+                                        .headers()
+                                        .lastHeader(DeadLetters.REASON_HEADER)
+                                        .value(),
+                                StandardCharsets.UTF_8))
+                .isEqualTo("WRONG_MAGIC_BYTE");
+        assertThat(decode(letters.get(0), DeadLetter.class).getSourceTopic())
+                .isEqualTo("rwml." + run + ".predictions");
+    }
+
+    @Test
+    void shouldLoadTheEmbedderAtMostOncePerGroup() {
+        assertThat(embedderLoads).isLessThanOrEqualTo(GROUPS);
+    }
+
+    @Test
+    void shouldRescoreEachRewardedGroupIntoTheNewRun() {
+        assertThat(rescored)
+                .extracting(RewardedGroup::getTransitionId)
+                .containsExactlyInAnyOrderElementsOf(ids(suffix));
+    }
+
+    @Test
+    void shouldRescoreByExactMatchIntoTheNewRun() {
+        for (final RewardedGroup group : rescored) {
+            assertThat(group.getRun()).isEqualTo(rescoreRun);
+            assertThat(group.getRewardSpec().getMethod()).isEqualTo("exact-match");
+            // The paraphrase passed the cosine spec but is not an exact match.
+            assertThat(group.getSamples())
+                    .extracting(RewardedSample::getReward)
+                    .containsExactly(0.0, 0.0);
+        }
+    }
+
+    @Test
+    void shouldJudgeTheRescoredGroupHard() {
+        for (final RewardedGroup group : rescored) {
+            assertThat(group.getDifficulty()).isEqualTo(Difficulty.HARD);
+        }
+    }
+
+    @Test
+    void shouldRunTheRescoreAsARescore() {
+        assertThat(rescoreConfigured).isTrue();
     }
 
     private static List<String> ids(final String suffix) {

@@ -1,6 +1,7 @@
 package dev.rwml.ops.cli;
 
-import static dev.rwml.ops.cli.RwmlProcesses.assertExits;
+import static dev.rwml.ops.cli.RwmlProcesses.assertExited;
+import static dev.rwml.ops.cli.RwmlProcesses.awaitExit;
 import static dev.rwml.ops.cli.RwmlProcesses.committedRecords;
 import static dev.rwml.ops.cli.RwmlProcesses.consumer;
 import static dev.rwml.ops.cli.RwmlProcesses.endOffsets;
@@ -17,6 +18,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.rwml.events.ArtifactRef;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.ops.cli.RwmlProcesses.Child;
+import dev.rwml.ops.cli.RwmlProcesses.Exit;
 import dev.rwml.ops.embedded.TestClients;
 import dev.rwml.runtime.StageName;
 import dev.rwml.runtime.lifecycle.StageRunner;
@@ -49,8 +51,10 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Deserializer;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -61,12 +65,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * stop each stage with exit 0, and a stage whose Kafka goes away must exit 1 with the reason on
  * stderr.
  *
- * <p>Every child writes {@code <name>.out} and {@code <name>.err} under {@code
+ * <p>The scenario runs once, before the tests; each behaviour is then checked by a test of its own.
+ * Every child writes {@code <name>.out} and {@code <name>.err} under {@code
  * target/by-hand-pipeline/}, which stays after the test for diagnosis; assertion messages show
  * their tails.
  */
 @Tag("system")
-@Timeout(value = 9, unit = TimeUnit.MINUTES)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ByHandPipelineIT {
 
     private static final String RUN = "byhand";
@@ -85,33 +90,49 @@ class ByHandPipelineIT {
      */
     private static final Duration FAIL = Duration.ofSeconds(120);
 
-    @RegisterExtension final RwmlProcesses rwml = new RwmlProcesses("by-hand-pipeline");
+    @RegisterExtension static final RwmlProcesses RWML = new RwmlProcesses("by-hand-pipeline");
 
-    @Test
-    void shouldTrainWithEachStageItsOwnProcessAndExitZeroOnSigtermButOneWhenKafkaIsGone()
-            throws Exception {
-        final RwmlProcesses.Cluster cluster = rwml.up("--run " + RUN);
+    // What the scenario saw, for the tests.
+    private long produced;
+    private long predicted;
+    private long rewarded;
+    private JsonNode status;
+    private long corrupt;
+    private String predictLogAfterCorrupt;
+    private List<Exit> stopped;
+    private Exit upStopped;
+    private Exit rewardWithoutKafka;
+
+    /**
+     * Runs the pipeline by hand until a version after 0 is published with every stage caught up,
+     * asks {@code rwml status}, publishes a corrupt version, stops the stages with SIGTERM, and
+     * stops the cluster under a restarted reward stage.
+     */
+    @BeforeAll
+    @Timeout(value = 9, unit = TimeUnit.MINUTES)
+    void trainByHandThenStopTheStagesAndThenTheCluster() throws Exception {
+        final RwmlProcesses.Cluster cluster = RWML.up("--run " + RUN);
         final Child up = cluster.up();
         final String bootstrap = cluster.bootstrap();
         final String registry = cluster.registry();
 
-        rwml.initTinyModel(RUN, 30);
+        RWML.initTinyModel(RUN, 30);
         final Map<TopicPartition, Long> slice = endOffsets(bootstrap, TopicCatalog.TRANSITIONS);
 
         // The quick demo's settings: a d32 model needs partial credit (cosine 0.6) for its groups
         // to carry any advantage, and small groups and steps keep two cores busy for seconds.
         final Child predict =
-                rwml.start(
+                RWML.start(
                         "predict",
                         "predict --run "
                                 + RUN
                                 + " --set group.size=4"
                                 + " --set sampling.max.new.tokens=48 --set batch.size=4",
                         "--set",
-                        "state.dir=" + rwml.work().resolve("prediction-state"));
+                        "state.dir=" + RWML.work().resolve("prediction-state"));
         final Child reward = startReward("reward");
         final Child train =
-                rwml.start(
+                RWML.start(
                         "train",
                         "train --run "
                                 + RUN
@@ -128,10 +149,10 @@ class ByHandPipelineIT {
                     "the prediction stage commits its start at the end of the pretraining slice",
                     () -> running(stages) && committed(admin, PREDICTION_GROUP).equals(slice));
 
-            rwml.runToEnd(
+            RWML.runToEnd(
                     "env-rwml",
                     "env run --env alfworld --agents 2 --episodes 20 --seed 2 --policy epsilon");
-            final long produced = sum(endOffsets(bootstrap, TopicCatalog.TRANSITIONS)) - sum(slice);
+            produced = sum(endOffsets(bootstrap, TopicCatalog.TRANSITIONS)) - sum(slice);
             assertThat(produced).as("transitions after the slice").isPositive();
 
             final RunTopics topics = TopicCatalog.defaults().run(RUN);
@@ -148,22 +169,71 @@ class ByHandPipelineIT {
                                         .as("records each stage has not consumed")
                                         .allSatisfy((input, n) -> assertThat(n).isZero());
                             });
-            assertThat(committedRecords(bootstrap, topics.predictions().name()))
-                    .as("one prediction group per transition after the slice")
-                    .isEqualTo(produced);
-            assertThat(committedRecords(bootstrap, topics.rewards().name()))
-                    .as("one rewarded group per prediction group")
-                    .isEqualTo(produced);
-            assertStatusShowsTheRun();
-            assertACorruptVersionIsRejectedAndShownByStatus(bootstrap, registry, topics, predict);
+            predicted = committedRecords(bootstrap, topics.predictions().name());
+            rewarded = committedRecords(bootstrap, topics.rewards().name());
+            status = awaitStatusShowsEveryStageCaughtUp();
+            publishACorruptVersionAndAwaitStatusShowsItRejected(bootstrap, registry, topics);
+            predictLogAfterCorrupt = Files.readString(predict.log());
 
             stages.forEach(stage -> stage.process().destroy());
+            final List<Exit> exits = new ArrayList<>();
             for (final Child stage : stages) {
-                assertExits(stage, STOP, StageRunner.EXIT_STOPPED);
+                exits.add(awaitExit(stage, STOP));
             }
+            stopped = exits;
 
-            failWhenKafkaGoesAway(admin, up);
+            stopTheClusterUnderARestartedRewardStage(admin, up);
         }
+    }
+
+    @Test
+    void shouldPredictOneGroupPerTransitionAfterTheSlice() {
+        assertThat(predicted)
+                .as("one prediction group per transition after the slice")
+                .isEqualTo(produced);
+    }
+
+    @Test
+    void shouldRewardOneGroupPerPredictionGroup() {
+        assertThat(rewarded).as("one rewarded group per prediction group").isEqualTo(produced);
+    }
+
+    @Test
+    void shouldShowVersionsZeroAndOneInStatus() {
+        final List<Long> versions = new ArrayList<>();
+        status.get("versions").forEach(v -> versions.add(v.get("version").asLong()));
+        assertThat(versions).as("versions in %s", status).contains(0L, 1L);
+    }
+
+    @Test
+    void shouldKeepServingItsVersionWhenANewOneIsCorrupt() {
+        assertThat(predictLogAfterCorrupt)
+                .as("the prediction stage's log")
+                .contains("rejected version " + corrupt)
+                .doesNotContain("loaded version " + corrupt);
+    }
+
+    @Test
+    void shouldStopEachStageWithExitZeroOnSigterm() {
+        for (final Exit stage : stopped) {
+            assertExited(stage, StageRunner.EXIT_STOPPED);
+        }
+    }
+
+    @Test
+    void shouldStopTheClusterWithExitZeroOnSigterm() throws Exception {
+        assertExited(upStopped, 0);
+        assertThat(Files.readString(upStopped.child().out())).contains("rwml up: stopped");
+    }
+
+    @Test
+    void shouldExitOneWithTheReasonOnStderrWhenKafkaIsGone() throws Exception {
+        assertExited(rewardWithoutKafka, StageRunner.EXIT_FAILED);
+        final Child reward = rewardWithoutKafka.child();
+        assertThat(Files.readString(reward.err()))
+                .as("the reason on stderr%s", reward.tails())
+                .contains("rwml reward: ")
+                .contains("Kafka");
     }
 
     /** Waits, polling each second up to {@link #STAGE_START}, until a stage has started. */
@@ -171,8 +241,9 @@ class ByHandPipelineIT {
         await(description).atMost(STAGE_START).pollInterval(Duration.ofSeconds(1)).until(started);
     }
 
-    /** Starts the reward stage again, stops the cluster under it, and expects exit 1. */
-    private void failWhenKafkaGoesAway(final Admin admin, final Child up) throws Exception {
+    /** Starts the reward stage again, stops the cluster under it, and waits for both to end. */
+    private void stopTheClusterUnderARestartedRewardStage(final Admin admin, final Child up)
+            throws Exception {
         final List<String> before = memberIds(admin, REWARD_GROUP);
         final Child reward =
                 startReward("reward-without-kafka", "--set", "broker.timeout=" + BROKER_TIMEOUT);
@@ -184,28 +255,26 @@ class ByHandPipelineIT {
                                         .anyMatch(id -> !before.contains(id)));
 
         up.process().destroy();
-        assertExits(up, STOP, 0);
-        assertThat(Files.readString(up.out())).contains("rwml up: stopped");
-        assertExits(reward, FAIL, StageRunner.EXIT_FAILED);
-        assertThat(Files.readString(reward.err()))
-                .as("the reason on stderr%s", reward.tails())
-                .contains("rwml reward: ")
-                .contains("Kafka");
+        upStopped = awaitExit(up, STOP);
+        rewardWithoutKafka = awaitExit(reward, FAIL);
     }
 
-    private Child startReward(final String name, final String... extra) throws IOException {
+    private static Child startReward(final String name, final String... extra) throws IOException {
         final List<String> args =
                 new ArrayList<>(
-                        List.of("--set", "state.dir=" + rwml.work().resolve("reward-state")));
+                        List.of("--set", "state.dir=" + RWML.work().resolve("reward-state")));
         args.addAll(List.of(extra));
-        return rwml.start(
+        return RWML.start(
                 name,
                 "reward --run " + RUN + " --set reward.spec=TEXT=cosine:0.6",
                 args.toArray(String[]::new));
     }
 
-    /** {@code ./rwml status --json}, as a user asks whether the run is healthy. */
-    private void assertStatusShowsTheRun() throws Exception {
+    /**
+     * {@code ./rwml status --json}, as a user asks whether the run is healthy; its last answer,
+     * once it shows every stage caught up.
+     */
+    private static JsonNode awaitStatusShowsEveryStageCaughtUp() {
         // The trainer commits past the reward stage's last transaction marker once it has been idle
         // for batch.timeout, so its lag may read 1 per partition for a moment.
         final JsonNode[] last = new JsonNode[1];
@@ -214,10 +283,10 @@ class ByHandPipelineIT {
                 .pollInterval(Duration.ofSeconds(2))
                 .untilAsserted(
                         () -> {
-                            final Child status =
-                                    rwml.runToEnd("status", "status --run " + RUN + " --json");
+                            final Child answer =
+                                    RWML.runToEnd("status", "status --run " + RUN + " --json");
                             final JsonNode json =
-                                    new ObjectMapper().readTree(Files.readString(status.out()));
+                                    new ObjectMapper().readTree(Files.readString(answer.out()));
                             final Map<String, Long> lags = new HashMap<>();
                             for (final JsonNode stage : json.get("stages")) {
                                 long lag = 0;
@@ -227,16 +296,13 @@ class ByHandPipelineIT {
                                 lags.put(stage.get("stage").asText(), lag);
                             }
                             assertThat(lags)
-                                    .as("lag per stage%s", status.tails())
+                                    .as("lag per stage%s", answer.tails())
                                     .containsEntry("prediction", 0L)
                                     .containsEntry("reward", 0L)
                                     .containsEntry("trainer", 0L);
                             last[0] = json;
                         });
-        final JsonNode json = last[0];
-        final List<Long> versions = new ArrayList<>();
-        json.get("versions").forEach(v -> versions.add(v.get("version").asLong()));
-        assertThat(versions).as("versions in %s", json).contains(0L, 1L);
+        return last[0];
     }
 
     /**
@@ -245,15 +311,12 @@ class ByHandPipelineIT {
      * version and dead-letters the new one, and {@code ./rwml status} names the version and what
      * was wrong. {@code ModelChannelIT} covers a flipped byte and a wrong SHA-256 of real chunks.
      */
-    private void assertACorruptVersionIsRejectedAndShownByStatus(
-            final String bootstrap,
-            final String registry,
-            final RunTopics topics,
-            final Child predict)
+    private void publishACorruptVersionAndAwaitStatusShowsItRejected(
+            final String bootstrap, final String registry, final RunTopics topics)
             throws Exception {
         final Map<String, String> serde = EventSerdes.registryConfig(registry);
         final ModelVersion latest = latestManifest(bootstrap, registry, topics).orElseThrow();
-        final long corrupt = latest.getVersion() + 1;
+        corrupt = latest.getVersion() + 1;
         final ModelVersion lying =
                 ModelVersion.newBuilder(latest)
                         .setVersion(corrupt)
@@ -289,10 +352,10 @@ class ByHandPipelineIT {
                 .pollInterval(Duration.ofSeconds(2))
                 .untilAsserted(
                         () -> {
-                            final Child status =
-                                    rwml.runToEnd("status-rejected", "status --run " + RUN);
-                            assertThat(Files.readString(status.out()))
-                                    .as("rwml status%s", status.tails())
+                            final Child rejected =
+                                    RWML.runToEnd("status-rejected", "status --run " + RUN);
+                            assertThat(Files.readString(rejected.out()))
+                                    .as("rwml status%s", rejected.tails())
                                     .contains(
                                             "prediction "
                                                     + DeadLetters.MODEL_REJECTED
@@ -305,10 +368,6 @@ class ByHandPipelineIT {
                                                     + RUN
                                                     + "' rejected: found 0 of its");
                         });
-        assertThat(Files.readString(predict.log()))
-                .as("the prediction stage's log")
-                .contains("rejected version " + corrupt)
-                .doesNotContain("loaded version " + corrupt);
     }
 
     // ---- Kafka ----

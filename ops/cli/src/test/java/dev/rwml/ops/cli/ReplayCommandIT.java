@@ -33,19 +33,27 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code rwml replay} over a middle slice of the log on the embedded broker and registry. */
+/**
+ * {@code rwml replay} over a middle slice of the log on the embedded broker and registry: run once,
+ * before the tests, then checked by one test per behaviour.
+ */
 @Tag("system")
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ReplayCommandIT {
 
     @RegisterExtension static final KafkaStack KAFKA = KafkaStack.embedded();
@@ -53,11 +61,19 @@ class ReplayCommandIT {
     private static final String BASE_RUN = "replay-base";
     private static final String RUN = "replay-new";
 
-    @TempDir Path dir;
+    // What the replay left, for the tests.
+    private CliRunner.Result result;
+    private List<ModelVersion> versions;
+    private List<String> slice;
+    private List<String> predicted;
 
-    @Test
-    void shouldPredictExactlyTheSliceAndTrainTheWholeRewardsTopicWhenReplayingIntoANewRun()
-            throws Exception {
+    /**
+     * Produces transitions, initialises the base run on them, produces the slice and more after it,
+     * and replays the slice into a new run for two epochs.
+     */
+    @BeforeAll
+    @Timeout(value = 10, unit = TimeUnit.MINUTES)
+    void replayTheMiddleSliceIntoANewRun(@TempDir final Path dir) throws Exception {
         final String bootstrap = KAFKA.bootstrapServers();
         final String registry = KAFKA.schemaRegistryUrl();
         final TopicCatalog catalog = TopicCatalog.defaults();
@@ -81,7 +97,7 @@ class ReplayCommandIT {
         final Map<Integer, Long> until = ends(bootstrap);
         produce(bootstrap, registry, 1, 13);
 
-        final CliRunner.Result result =
+        result =
                 CliRunner.rwml(
                         "replay",
                         "--run",
@@ -109,21 +125,39 @@ class ReplayCommandIT {
                         "--set",
                         "trainer.publish.every.steps=2");
 
+        versions = versions(bootstrap, registry);
+        slice = sliceIds(bootstrap, from, until);
+        predicted = predictedIds(bootstrap, registry);
+    }
+
+    @Test
+    void shouldExitZero() {
         assertThat(result.code())
                 .as("exit code; err:%n%s%nout:%n%s", result.err(), result.out())
                 .isZero();
+    }
+
+    @Test
+    void shouldSayTheReplayIsDoneAndDiffersFromTheLiveRun() {
         assertThat(result.out())
                 .contains("Replay of run " + RUN + " done", "differs from the live");
+    }
 
-        final List<ModelVersion> versions = versions(bootstrap, registry);
+    @Test
+    void shouldPublishTheBaseAndAtLeastOneTrainedVersion() {
         assertThat(versions).as("base and at least a final version").hasSizeGreaterThanOrEqualTo(2);
+    }
+
+    @Test
+    void shouldKeepTheLineageOfTheRunTheBaseWasCopiedFrom() {
         assertThat(versions.get(0).getLineage())
                 .as("the base keeps the lineage of the run it was copied from")
                 .isNotEmpty();
+    }
 
-        final List<String> slice = sliceIds(bootstrap, from, until);
+    @Test
+    void shouldPredictExactlyTheSliceOncePerEpoch() {
         assertThat(slice).isNotEmpty();
-        final List<String> predicted = predictedIds(bootstrap, registry);
         // epoch 2 reads the same records again: predicted again, not refused as duplicates
         assertThat(predicted)
                 .as("one group per transition of the slice and epoch")
@@ -132,8 +166,12 @@ class ReplayCommandIT {
         for (final String id : slice) {
             assertThat(predicted.stream().filter(id::equals)).as(id).hasSize(2);
         }
+    }
 
-        assertLineageCoversRewardsTopic(bootstrap, versions.subList(1, versions.size()));
+    @Test
+    void shouldTrainOnTheWholeRewardsTopicWithoutGapOrOverlap() {
+        assertLineageCoversRewardsTopic(
+                KAFKA.bootstrapServers(), versions.subList(1, versions.size()));
     }
 
     private static void assertLineageCoversRewardsTopic(

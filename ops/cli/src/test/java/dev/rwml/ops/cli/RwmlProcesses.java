@@ -26,7 +26,9 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.Deserializer;
+import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
@@ -35,9 +37,12 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * the stages each in its own process: one work directory under {@code target/<name>/} per test (it
  * stays after the test for diagnosis), the children's output in {@code <child>.out} and {@code
  * <child>.err}, whose tails assertion messages show. Registered as an extension of a test class, it
- * makes the work directory afresh before each test and kills every child still running after it.
+ * makes the work directory afresh before each test and kills every child still running after it;
+ * registered on a static field, it does both once for the class instead, so that one scenario run
+ * before all tests can be checked by each of them.
  */
-final class RwmlProcesses implements BeforeEachCallback, AfterEachCallback {
+final class RwmlProcesses
+        implements BeforeAllCallback, BeforeEachCallback, AfterEachCallback, AfterAllCallback {
 
     /** Two slow cores also run the build: starting the broker and registry takes a while. */
     static final Duration CLUSTER_START = Duration.ofMinutes(2);
@@ -49,6 +54,10 @@ final class RwmlProcesses implements BeforeEachCallback, AfterEachCallback {
 
     private final List<Child> children = new ArrayList<>();
     private final String name;
+
+    /** Set when registered on a static field: one work directory and one cleanup for the class. */
+    private boolean perClass;
+
     private Path root;
     private Path work;
     private Path data;
@@ -78,9 +87,23 @@ final class RwmlProcesses implements BeforeEachCallback, AfterEachCallback {
         this.name = name;
     }
 
-    /** A fresh work directory {@code target/<name>/} with an empty data directory. */
+    /** Only a static field's extension is called here: the class's tests share its children. */
+    @Override
+    public void beforeAll(final ExtensionContext context) throws IOException {
+        perClass = true;
+        prepare();
+    }
+
+    /** A fresh work directory for each test, unless the class shares one. */
     @Override
     public void beforeEach(final ExtensionContext context) throws IOException {
+        if (!perClass) {
+            prepare();
+        }
+    }
+
+    /** A fresh work directory {@code target/<name>/} with an empty data directory. */
+    private void prepare() throws IOException {
         root = repositoryRoot();
         assertThat(root.resolve("ops/cli/target/rwml.jar"))
                 .as("the packaged command (mvn package builds it before integration tests)")
@@ -173,8 +196,23 @@ final class RwmlProcesses implements BeforeEachCallback, AfterEachCallback {
     /** Expects {@code child} to exit with {@code code} within {@code within}. */
     static void assertExits(final Child child, final Duration within, final int code)
             throws InterruptedException {
-        assertThat(child.process().waitFor(within.toSeconds(), TimeUnit.SECONDS))
-                .as("rwml %s ended within %s%s", child.name(), within, child.tails())
+        assertExited(awaitExit(child, within), code);
+    }
+
+    /** Whether a child ended within the time it was given, for a check made later. */
+    record Exit(Child child, Duration within, boolean ended) {}
+
+    /** Waits up to {@code within} for {@code child} to end; how it ended is for the check. */
+    static Exit awaitExit(final Child child, final Duration within) throws InterruptedException {
+        return new Exit(
+                child, within, child.process().waitFor(within.toSeconds(), TimeUnit.SECONDS));
+    }
+
+    /** Expects the child to have ended within its time, with {@code code}. */
+    static void assertExited(final Exit exit, final int code) {
+        final Child child = exit.child();
+        assertThat(exit.ended())
+                .as("rwml %s ended within %s%s", child.name(), exit.within(), child.tails())
                 .isTrue();
         assertThat(child.process().exitValue())
                 .as("exit code of rwml %s%s", child.name(), child.tails())
@@ -254,9 +292,24 @@ final class RwmlProcesses implements BeforeEachCallback, AfterEachCallback {
         }
     }
 
-    /** Kills every child still running (and what it started) and waits for them. */
+    /** After each test, unless the class shares its children. */
     @Override
     public void afterEach(final ExtensionContext context) {
+        if (!perClass) {
+            killChildren();
+        }
+    }
+
+    /** After the last test of a class that shares its children. */
+    @Override
+    public void afterAll(final ExtensionContext context) {
+        if (perClass) {
+            killChildren();
+        }
+    }
+
+    /** Kills every child still running (and what it started) and waits for them. */
+    private void killChildren() {
         for (final Child child : children) {
             child.process().descendants().forEach(ProcessHandle::destroyForcibly);
             child.process().destroyForcibly();

@@ -1,20 +1,23 @@
 package dev.rwml.ops.cli;
 
-import static dev.rwml.ops.cli.RwmlProcesses.assertExits;
+import static dev.rwml.ops.cli.RwmlProcesses.assertExited;
+import static dev.rwml.ops.cli.RwmlProcesses.awaitExit;
 import static dev.rwml.ops.cli.RwmlProcesses.partitions;
 import static dev.rwml.ops.cli.RwmlProcesses.running;
 import static dev.rwml.ops.cli.RwmlProcesses.sum;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 import dev.rwml.events.ModelVersion;
 import dev.rwml.ops.cli.RwmlProcesses.Child;
+import dev.rwml.ops.cli.RwmlProcesses.Exit;
 import dev.rwml.ops.embedded.ClusterSecurity;
 import dev.rwml.ops.embedded.TestClients;
 import dev.rwml.runtime.StageName;
 import dev.rwml.runtime.lifecycle.StageRunner;
 import dev.rwml.runtime.settings.Connection;
+import dev.rwml.schemas.registry.CompatibilityLevel;
 import dev.rwml.schemas.registry.RegistryTlsException;
 import dev.rwml.schemas.registry.SchemaRegistryClient;
 import dev.rwml.schemas.registry.SchemaRegistryClients;
@@ -55,8 +58,10 @@ import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.Deserializer;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -68,11 +73,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * rwml.transitions} each stop their command within seconds with a message that says which, for
  * whom, and what to grant or fix.
  *
- * <p>Every child writes {@code <name>.out} and {@code <name>.err} under {@code
- * target/secure-cluster/}, which stays after the test for diagnosis.
+ * <p>The cluster, the refused commands and the pipeline run once, before the tests; each behaviour
+ * is then checked by a test of its own. Every child writes {@code <name>.out} and {@code
+ * <name>.err} under {@code target/secure-cluster/}, which stays after the test for diagnosis.
  */
 @Tag("system")
-@Timeout(value = 6, unit = TimeUnit.MINUTES)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SecureClusterIT {
 
     private static final String RUN = "secure";
@@ -88,39 +94,69 @@ class SecureClusterIT {
     /** Fail fast: a JVM start, the settings, one refused connection, with room for a busy CI. */
     private static final Duration REFUSED_WITHIN = Duration.ofSeconds(60);
 
-    @RegisterExtension final RwmlProcesses rwml = new RwmlProcesses("secure-cluster");
+    @RegisterExtension static final RwmlProcesses RWML = new RwmlProcesses("secure-cluster");
 
-    @Test
-    void shouldTrainSecuredAndStopFastOnAWrongPasswordAnUntrustedCertificateOrAMissingAcl()
-            throws Exception {
+    // What the scenario saw, for the tests.
+    private RwmlProcesses.Cluster cluster;
+    private Path secure;
+    private Map<String, String> client;
+    private Map<String, String> untrusted;
+    private Throwable plainHttp;
+    private Exit wrongPassword;
+    private Exit untrustedCertificate;
+    private Exit withoutRead;
+    private Throwable untrustedRegistry;
+    private Duration untrustedRegistryTook;
+    private CompatibilityLevel trustedRegistry;
+    private long produced;
+    private long predicted;
+    private List<Exit> stopped;
+
+    /**
+     * Runs {@code up --secure}, the three refused commands, and then the pipeline on the secured
+     * cluster until a version after 0 is published, and stops its stages.
+     */
+    @BeforeAll
+    @Timeout(value = 6, unit = TimeUnit.MINUTES)
+    void runUpSecureTheRefusedCommandsAndTheSecuredPipeline() throws Exception {
         final long started = System.nanoTime();
-        final RwmlProcesses.Cluster cluster = rwml.up("--secure --run " + RUN);
-        final Path secure = rwml.data().resolve(ClusterSecurity.DIRECTORY);
-        final Map<String, String> client = load(secure.resolve(ClusterSecurity.CLIENT_PROPERTIES));
+        cluster = RWML.up("--secure --run " + RUN);
+        secure = RWML.data().resolve(ClusterSecurity.DIRECTORY);
+        client = load(secure.resolve(ClusterSecurity.CLIENT_PROPERTIES));
         final Map<String, String> admin = load(secure.resolve(ClusterSecurity.ADMIN_PROPERTIES));
         final long upSeconds = seconds(started);
-        assertWhatUpWrote(cluster, secure, client);
+        final URI plain =
+                URI.create(cluster.registry().replace("https://", "http://") + "/subjects");
+        plainHttp =
+                catchThrowable(
+                        () ->
+                                HttpClient.newHttpClient()
+                                        .send(
+                                                HttpRequest.newBuilder(plain)
+                                                        .timeout(Duration.ofSeconds(10))
+                                                        .build(),
+                                                HttpResponse.BodyHandlers.ofString()));
 
         final long refusalsStarted = System.nanoTime();
-        assertRefusals(cluster, client, admin);
+        runRefusedCommands(admin);
         final long refusalsSeconds = seconds(refusalsStarted);
 
         final long pipelineStarted = System.nanoTime();
-        trainSecured(client);
+        trainSecured();
         System.out.printf(
                 "SecureClusterIT: up --secure %d s, three refusals %d s, secured pipeline %d s,"
                         + " total %d s%n",
                 upSeconds, refusalsSeconds, seconds(pipelineStarted), seconds(started));
     }
 
-    /** The client settings, the stores' permissions, and a registry that speaks HTTPS only. */
-    private void assertWhatUpWrote(
-            final RwmlProcesses.Cluster cluster,
-            final Path secure,
-            final Map<String, String> client)
-            throws Exception {
+    @Test
+    void shouldPrintWhereItWroteTheClientSettings() throws Exception {
         assertThat(Files.readString(cluster.up().out()))
                 .contains(UpCommand.CLIENT_CONFIG_PREFIX + secure.resolve("client.properties"));
+    }
+
+    @Test
+    void shouldWriteClientSettingsForScramOverTlsWithTheClustersTruststore() {
         assertThat(client)
                 .containsEntry("bootstrap.servers", cluster.bootstrap())
                 .containsEntry("security.protocol", "SASL_SSL")
@@ -132,7 +168,10 @@ class SecureClusterIT {
                         "schema.registry.ssl.truststore.location",
                         secure.resolve("truststore.p12").toString());
         assertThat(client.get("sasl.jaas.config")).contains("username=\"rwml\"");
-        assertThat(cluster.registry()).startsWith("https://127.0.0.1:");
+    }
+
+    @Test
+    void shouldKeepTheSecretFilesReadableByTheirOwnerOnly() throws Exception {
         for (final String secret :
                 List.of("client.properties", "admin.properties", "secrets.properties", "ca.p12")) {
             assertThat(
@@ -141,69 +180,44 @@ class SecureClusterIT {
                     .as("permissions of %s", secret)
                     .isEqualTo("rw-------");
         }
-        final URI plain =
-                URI.create(cluster.registry().replace("https://", "http://") + "/subjects");
-        assertThatThrownBy(
-                        () ->
-                                HttpClient.newHttpClient()
-                                        .send(
-                                                HttpRequest.newBuilder(plain)
-                                                        .timeout(Duration.ofSeconds(10))
-                                                        .build(),
-                                                HttpResponse.BodyHandlers.ofString()))
+    }
+
+    @Test
+    void shouldServeTheRegistryOverHttpsOnly() {
+        assertThat(cluster.registry()).startsWith("https://127.0.0.1:");
+        assertThat(plainHttp)
                 .as("plain HTTP to the registry's port")
                 .isInstanceOf(IOException.class);
     }
 
-    /**
-     * A wrong password, a truststore of public CAs only (the JDK's), and a user with every ACL of
-     * the pipeline but Read on {@code rwml.transitions}: each command exits 1 within seconds,
-     * saying which; the registry client refuses the untrusted certificate without retrying.
-     */
-    private void assertRefusals(
-            final RwmlProcesses.Cluster cluster,
-            final Map<String, String> client,
-            final Map<String, String> admin)
-            throws Exception {
-        createIntruderAndProbeTopics(admin);
-        final Map<String, String> wrongPassword = new LinkedHashMap<>(client);
-        wrongPassword.put(
-                "sasl.jaas.config",
-                ClusterSecurity.jaasConfig(ClusterSecurity.CLIENT_USER, "not-the-password"));
-        final Map<String, String> untrusted = new LinkedHashMap<>(client);
-        final String jdkCas =
-                Path.of(System.getProperty("java.home"), "lib", "security", "cacerts").toString();
-        for (final String prefix : List.of("ssl.", "schema.registry.ssl.")) {
-            untrusted.put(prefix + "truststore.location", jdkCas);
-            untrusted.put(prefix + "truststore.password", "changeit");
-            untrusted.put(prefix + "truststore.type", "JKS");
-        }
-        final Map<String, String> intruder = new LinkedHashMap<>(client);
-        intruder.put("sasl.jaas.config", ClusterSecurity.jaasConfig(INTRUDER, INTRUDER + "-pw"));
-
-        final Child badLogin =
-                startRefused(
-                        "reward-wrong-password", "reward", write("wrong-password", wrongPassword));
-        final Child badTls =
-                startRefused("train-untrusted", "train", write("untrusted", untrusted));
-        final Child noRead =
-                startRefused("reward-without-read", "reward", write(INTRUDER, intruder));
-
-        assertRegistryRefusesUntrustedCertificateAtOnce(untrusted, client);
-        for (final Child refused : List.of(badLogin, badTls, noRead)) {
-            assertExits(refused, REFUSED_WITHIN, StageRunner.EXIT_FAILED);
-        }
+    @Test
+    void shouldStopACommandWithAWrongPasswordWithinSecondsSayingSo() throws Exception {
+        assertExited(wrongPassword, StageRunner.EXIT_FAILED);
+        final Child badLogin = wrongPassword.child();
         assertThat(Files.readString(badLogin.err()))
                 .as("the wrong password's message%s", badLogin.tails())
                 .contains("refused the login of User:rwml")
                 .contains("SCRAM-SHA-512")
                 .contains("password in sasl.jaas.config is wrong");
+    }
+
+    @Test
+    void shouldStopACommandThatDoesNotTrustTheClusterWithinSecondsSayingSo() throws Exception {
+        assertExited(untrustedCertificate, StageRunner.EXIT_FAILED);
+        final Child badTls = untrustedCertificate.child();
         assertThat(Files.readString(badTls.err()))
                 .as("the untrusted certificate's message%s", badTls.tails())
                 .contains("TLS handshake with Kafka at " + cluster.bootstrap() + " failed")
                 .contains(
                         "not trusted by ssl.truststore.location="
                                 + untrusted.get("ssl.truststore.location"));
+    }
+
+    @Test
+    void shouldStopACommandWithoutReadOnTransitionsWithinSecondsSayingWhatToGrant()
+            throws Exception {
+        assertExited(withoutRead, StageRunner.EXIT_FAILED);
+        final Child noRead = withoutRead.child();
         assertThat(Files.readString(noRead.err()))
                 .as("the missing ACL's message%s", noRead.tails())
                 .contains("User:" + INTRUDER + " is not authorized on topic rwml.transitions")
@@ -216,33 +230,96 @@ class SecureClusterIT {
                                 + " --operation Read --topic rwml.transitions");
     }
 
-    private Child startRefused(final String name, final String stage, final Path clientConfig)
-            throws IOException {
-        final List<String> more =
-                new ArrayList<>(List.of("--client-config", clientConfig.toString()));
-        if (stage.equals("reward")) {
-            more.addAll(List.of("--set", "state.dir=" + rwml.work().resolve(name + "-state")));
-        }
-        return rwml.start(name, stage + " --run " + PROBE_RUN, more.toArray(String[]::new));
-    }
-
-    private static void assertRegistryRefusesUntrustedCertificateAtOnce(
-            final Map<String, String> untrusted, final Map<String, String> client) {
-        final long started = System.nanoTime();
-        final SchemaRegistryClient refused =
-                SchemaRegistryClients.create(Connection.from(untrusted).registryConfig());
-        assertThatThrownBy(() -> refused.compatibility("secure-it-probe"))
+    @Test
+    void shouldRefuseAnUntrustedRegistryCertificateWithoutRetrying() {
+        assertThat(untrustedRegistry)
                 .isInstanceOf(RegistryTlsException.class)
                 .hasMessageContaining("TLS handshake with the schema registry")
                 .hasMessageContaining("schema.registry.ssl.truststore.location");
-        assertThat(Duration.ofNanos(System.nanoTime() - started))
+        assertThat(untrustedRegistryTook)
                 .as("no retries for an untrusted certificate")
                 .isLessThan(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void shouldAnswerARegistryClientThatTrustsTheClustersCertificate() {
+        assertThat(trustedRegistry).isNotNull();
+    }
+
+    @Test
+    void shouldPredictEachTransitionOnceOnTheSecuredCluster() {
+        assertThat(predicted)
+                .as("one prediction group per transition after the slice")
+                .isEqualTo(produced);
+    }
+
+    @Test
+    void shouldStopEachSecuredStageWithExitZeroOnSigterm() {
+        for (final Exit stage : stopped) {
+            assertExited(stage, StageRunner.EXIT_STOPPED);
+        }
+    }
+
+    /**
+     * A wrong password, a truststore of public CAs only (the JDK's), and a user with every ACL of
+     * the pipeline but Read on {@code rwml.transitions}: each command should exit 1 within seconds,
+     * saying which; the registry client should refuse the untrusted certificate without retrying.
+     * Waits for the three to end.
+     */
+    private void runRefusedCommands(final Map<String, String> admin) throws Exception {
+        createIntruderAndProbeTopics(admin);
+        final Map<String, String> wrongPasswordSettings = new LinkedHashMap<>(client);
+        wrongPasswordSettings.put(
+                "sasl.jaas.config",
+                ClusterSecurity.jaasConfig(ClusterSecurity.CLIENT_USER, "not-the-password"));
+        untrusted = new LinkedHashMap<>(client);
+        final String jdkCas =
+                Path.of(System.getProperty("java.home"), "lib", "security", "cacerts").toString();
+        for (final String prefix : List.of("ssl.", "schema.registry.ssl.")) {
+            untrusted.put(prefix + "truststore.location", jdkCas);
+            untrusted.put(prefix + "truststore.password", "changeit");
+            untrusted.put(prefix + "truststore.type", "JKS");
+        }
+        final Map<String, String> intruder = new LinkedHashMap<>(client);
+        intruder.put("sasl.jaas.config", ClusterSecurity.jaasConfig(INTRUDER, INTRUDER + "-pw"));
+
+        final Child badLogin =
+                startRefused(
+                        "reward-wrong-password",
+                        "reward",
+                        write("wrong-password", wrongPasswordSettings));
+        final Child badTls =
+                startRefused("train-untrusted", "train", write("untrusted", untrusted));
+        final Child noRead =
+                startRefused("reward-without-read", "reward", write(INTRUDER, intruder));
+
+        askTheRegistryWithAndWithoutTheClustersCertificate();
+        wrongPassword = awaitExit(badLogin, REFUSED_WITHIN);
+        untrustedCertificate = awaitExit(badTls, REFUSED_WITHIN);
+        withoutRead = awaitExit(noRead, REFUSED_WITHIN);
+    }
+
+    private static Child startRefused(
+            final String name, final String stage, final Path clientConfig) throws IOException {
+        final List<String> more =
+                new ArrayList<>(List.of("--client-config", clientConfig.toString()));
+        if (stage.equals("reward")) {
+            more.addAll(List.of("--set", "state.dir=" + RWML.work().resolve(name + "-state")));
+        }
+        return RWML.start(name, stage + " --run " + PROBE_RUN, more.toArray(String[]::new));
+    }
+
+    /** The registry client, with the JDK's CAs only, then with the cluster's truststore. */
+    private void askTheRegistryWithAndWithoutTheClustersCertificate() {
+        final long started = System.nanoTime();
+        final SchemaRegistryClient refused =
+                SchemaRegistryClients.create(Connection.from(untrusted).registryConfig());
+        untrustedRegistry = catchThrowable(() -> refused.compatibility("secure-it-probe"));
+        untrustedRegistryTook = Duration.ofNanos(System.nanoTime() - started);
         refused.close();
-        // The cluster's own truststore is trusted: the same call gets an answer.
         final SchemaRegistryClient trusted =
                 SchemaRegistryClients.create(Connection.from(client).registryConfig());
-        assertThat(trusted.compatibility("secure-it-probe")).isNotNull();
+        trustedRegistry = trusted.compatibility("secure-it-probe");
         trusted.close();
     }
 
@@ -292,29 +369,30 @@ class SecureClusterIT {
 
     /**
      * The by-hand pipeline with no cluster option at all: every command finds the running secure
-     * cluster and its client settings through the data directory.
+     * cluster and its client settings through the data directory. Runs until every transition is
+     * rewarded and a version after 0 is published, then stops the stages with SIGTERM.
      */
-    private void trainSecured(final Map<String, String> client) throws Exception {
-        rwml.initTinyModel(RUN, 10);
+    private void trainSecured() throws Exception {
+        RWML.initTinyModel(RUN, 10);
         final Map<TopicPartition, Long> slice = endOffsets(client, TopicCatalog.TRANSITIONS);
 
         final Child predict =
-                rwml.start(
+                RWML.start(
                         "predict",
                         "predict --run "
                                 + RUN
                                 + " --set group.size=4"
                                 + " --set sampling.max.new.tokens=32 --set batch.size=4",
                         "--set",
-                        "state.dir=" + rwml.work().resolve("prediction-state"));
+                        "state.dir=" + RWML.work().resolve("prediction-state"));
         final Child reward =
-                rwml.start(
+                RWML.start(
                         "reward",
                         "reward --run " + RUN + " --set reward.spec=TEXT=cosine:0.6",
                         "--set",
-                        "state.dir=" + rwml.work().resolve("reward-state"));
+                        "state.dir=" + RWML.work().resolve("reward-state"));
         final Child train =
-                rwml.start(
+                RWML.start(
                         "train",
                         "train --run "
                                 + RUN
@@ -328,10 +406,10 @@ class SecureClusterIT {
                     .pollInterval(Duration.ofSeconds(1))
                     .until(() -> running(stages) && committed(admin).equals(slice));
         }
-        rwml.runToEnd(
+        RWML.runToEnd(
                 "env-rwml",
                 "env run --env alfworld --agents 2 --episodes 12 --seed 2 --policy epsilon");
-        final long produced = sum(endOffsets(client, TopicCatalog.TRANSITIONS)) - sum(slice);
+        produced = sum(endOffsets(client, TopicCatalog.TRANSITIONS)) - sum(slice);
         assertThat(produced).as("transitions after the slice").isPositive();
 
         final RunTopics topics = TopicCatalog.defaults().run(RUN);
@@ -348,13 +426,13 @@ class SecureClusterIT {
                                     .as("latest version on %s", topics.models().name())
                                     .isPositive();
                         });
-        assertThat(records(client, topics.predictions().name()))
-                .as("one prediction group per transition after the slice")
-                .isEqualTo(produced);
+        predicted = records(client, topics.predictions().name());
         stages.forEach(stage -> stage.process().destroy());
+        final List<Exit> exits = new ArrayList<>();
         for (final Child stage : stages) {
-            assertExits(stage, Duration.ofSeconds(60), StageRunner.EXIT_STOPPED);
+            exits.add(awaitExit(stage, Duration.ofSeconds(60)));
         }
+        stopped = exits;
     }
 
     // ---- Kafka, read as user rwml ----
@@ -409,8 +487,9 @@ class SecureClusterIT {
 
     // ---- files ----
 
-    private Path write(final String name, final Map<String, String> settings) throws IOException {
-        final Path file = rwml.work().resolve(name + ".properties");
+    private static Path write(final String name, final Map<String, String> settings)
+            throws IOException {
+        final Path file = RWML.work().resolve(name + ".properties");
         final StringBuilder text = new StringBuilder();
         settings.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
         Files.writeString(file, text);
