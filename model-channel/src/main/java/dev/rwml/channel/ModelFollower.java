@@ -26,7 +26,6 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.SerializationException;
@@ -317,10 +316,10 @@ public final class ModelFollower implements AutoCloseable {
                                 channel.plainProducerConfig(
                                         "rwml-model-follower-dlq-" + channel.run()));
             }
-            final ProducerRecord<byte[], DeadLetter> letter =
+            deadLetterProducer.send(
                     deadLetters
                             .get()
-                            .deadLetter(
+                            .encoded(
                                     new DeadLetterWriter.Source(
                                             record.topic(),
                                             record.partition(),
@@ -331,9 +330,8 @@ public final class ModelFollower implements AutoCloseable {
                                             record.value(),
                                             record.headers()),
                                     error,
-                                    reason);
-            deadLetterProducer.send(
-                    DeadLetterWriter.encoded(letter, deadLetterSerde.serializer()),
+                                    reason,
+                                    deadLetterSerde.serializer()),
                     (metadata, e) -> {
                         if (e != null) {
                             LOG.error(

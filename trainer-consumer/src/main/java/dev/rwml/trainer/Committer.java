@@ -5,6 +5,7 @@ import dev.rwml.channel.ModelPublisher;
 import dev.rwml.events.DeadLetter;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.runtime.errors.DeadLetterWriter;
+import dev.rwml.schemas.deadletter.DeadLetters;
 import dev.rwml.schemas.serde.EventSerde;
 import java.time.Duration;
 import java.time.Instant;
@@ -83,8 +84,10 @@ final class Committer {
                 r.offset(),
                 p.error().getMessage());
         final ProducerRecord<byte[], byte[]> out =
-                DeadLetterWriter.encoded(
-                        deadLetterWriter.deadLetter(DeadLetterWriter.Source.of(r), p.error()),
+                deadLetterWriter.encoded(
+                        DeadLetterWriter.Source.of(r),
+                        p.error(),
+                        DeadLetters.reasonOf(p.error()),
                         deadLetters.serializer());
         ensureTransaction();
         producer.send(out);

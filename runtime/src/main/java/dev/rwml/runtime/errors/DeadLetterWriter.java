@@ -71,8 +71,40 @@ public final class DeadLetterWriter {
         return deadLetter(source, error, DeadLetters.reasonOf(error));
     }
 
-    /** The dead-letter record of {@code source} with the reason header {@code reason}; counted. */
+    /**
+     * The dead-letter record of {@code source} with the reason header {@code reason}, for a sink
+     * that encodes it; counted.
+     */
     public ProducerRecord<byte[], DeadLetter> deadLetter(
+            final Source source, final Throwable error, final String reason) {
+        final ProducerRecord<byte[], DeadLetter> record = letter(source, error, reason);
+        counter.deadLetter(reason);
+        return record;
+    }
+
+    /**
+     * The dead-letter record of {@code source} encoded by {@code letters}, for a byte-array
+     * producer or a Streams handler; counted once encoded, so a letter whose encoding fails (the
+     * registry is out) is not counted as sent.
+     */
+    public ProducerRecord<byte[], byte[]> encoded(
+            final Source source,
+            final Throwable error,
+            final String reason,
+            final Serializer<DeadLetter> letters) {
+        final ProducerRecord<byte[], DeadLetter> record = letter(source, error, reason);
+        final ProducerRecord<byte[], byte[]> out =
+                new ProducerRecord<>(
+                        record.topic(),
+                        null,
+                        record.key(),
+                        letters.serialize(record.topic(), record.value()),
+                        record.headers());
+        counter.deadLetter(reason);
+        return out;
+    }
+
+    private ProducerRecord<byte[], DeadLetter> letter(
             final Source source, final Throwable error, final String reason) {
         final DeadLetter letter =
                 DeadLetters.of(
@@ -85,18 +117,6 @@ public final class DeadLetterWriter {
                         source.headers(),
                         error,
                         clock.instant());
-        counter.deadLetter(reason);
         return DeadLetters.toDeadLetterTopic(topic, letter, reason);
-    }
-
-    /** {@code record} with its letter encoded, for a byte-array producer or a Streams handler. */
-    public static ProducerRecord<byte[], byte[]> encoded(
-            final ProducerRecord<byte[], DeadLetter> record, final Serializer<DeadLetter> letters) {
-        return new ProducerRecord<>(
-                record.topic(),
-                null,
-                record.key(),
-                letters.serialize(record.topic(), record.value()),
-                record.headers());
     }
 }

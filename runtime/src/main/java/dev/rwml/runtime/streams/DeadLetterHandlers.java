@@ -81,9 +81,7 @@ public final class DeadLetterHandlers {
 
         List<ProducerRecord<byte[], byte[]>> records(
                 final DeadLetterWriter.Source source, final Throwable error, final String reason) {
-            return List.of(
-                    DeadLetterWriter.encoded(
-                            writer.deadLetter(source, error, reason), letters.serializer()));
+            return List.of(writer.encoded(source, error, reason, letters.serializer()));
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.rwml.runtime.errors;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rwml.events.DeadLetter;
 import dev.rwml.runtime.StageName;
@@ -103,14 +104,33 @@ class DeadLetterWriterTest {
                         DeadLetterWriter.Source.of(rewarded()), new IllegalStateException("x"));
 
         final ProducerRecord<byte[], byte[]> encoded =
-                DeadLetterWriter.encoded(
-                        record, (topic, letter) -> utf8(topic + ":" + letter.getStage()));
+                writer.encoded(
+                        DeadLetterWriter.Source.of(rewarded()),
+                        new IllegalStateException("x"),
+                        DeadLetters.PROCESSING,
+                        (topic, letter) -> utf8(topic + ":" + letter.getStage()));
 
         assertThat(encoded.topic()).isEqualTo("rwml.r1.dead-letters");
         assertThat(encoded.partition()).isNull();
         assertThat(encoded.key()).isEqualTo(utf8("t-1"));
         assertThat(encoded.value()).isEqualTo(utf8("rwml.r1.dead-letters:trainer"));
         assertThat(encoded.headers()).isEqualTo(record.headers());
+    }
+
+    @Test
+    void shouldNotCountALetterWhoseEncodingFails() {
+        assertThatThrownBy(
+                        () ->
+                                writer.encoded(
+                                        DeadLetterWriter.Source.of(rewarded()),
+                                        new IllegalStateException("x"),
+                                        DeadLetters.PROCESSING,
+                                        (topic, letter) -> {
+                                            throw new IllegalStateException("registry unreachable");
+                                        }))
+                .hasMessageContaining("registry unreachable");
+
+        assertThat(counted).as("nothing was sent").isEmpty();
     }
 
     @Test
