@@ -11,14 +11,16 @@ import dev.rwml.worldmodel.model.SequenceBatch;
 import dev.rwml.worldmodel.model.TransformerLM;
 import dev.rwml.worldmodel.prompt.PromptFormat;
 import dev.rwml.worldmodel.prompt.PromptView;
+import dev.rwml.worldmodel.prompt.SftTarget;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
 /**
  * Drift measured on held-out text, teacher-forced: each transition's prompt followed by its
- * observed next state in the SFT target format. The KL is exact over the vocabulary at every target
- * position (no sampling), and perplexity is that of the target tokens.
+ * observed next state as the base init and WM-SFT train it ({@link SftTarget}). The KL is exact
+ * over the vocabulary at every target position (no sampling), and perplexity is that of the target
+ * tokens.
  */
 public final class TextDrift {
 
@@ -38,7 +40,7 @@ public final class TextDrift {
         final int maxContext = model.config().maxContext();
         final List<SequenceBatch.Pair> out = new ArrayList<>();
         for (final Transition t : transitions) {
-            int[] target = model.tokenizer().encode(PromptFormat.target(t));
+            int[] target = SftTarget.ids(model.tokenizer(), t.getNextObservation());
             if (target.length > maxContext / 2) {
                 target = Arrays.copyOf(target, maxContext / 2);
             }

@@ -1,27 +1,21 @@
 package dev.rwml.trainer;
 
 import dev.rwml.worldmodel.model.SequenceBatch;
+import dev.rwml.worldmodel.prompt.SftTarget;
 import dev.rwml.worldmodel.tokenizer.GenerationTokenizer;
-import dev.rwml.worldmodel.tokenizer.SpecialTokens;
 import java.util.Arrays;
 
 /**
  * The WM-SFT pair of a rewarded group, fitted to the model's context. The prompt is the one the
  * prediction stage sampled from, already cut to its prompt budget by dropping the oldest history
- * turns first; what does not fit after it is cut from the target's tail, as generation is cut at
- * the context's end. The target is the paper's {@code <think> </think><next_state>{observed}
- * </next_state>} and the end-of-text token.
+ * turns first; the target is {@link SftTarget}'s for the observed next state, the one version 0's
+ * init trained on (small model or Hugging Face checkpoint); what does not fit after the prompt is
+ * cut from the target's tail, as generation is cut at the context's end.
  */
 final class SftPairs {
 
     /** Observed-state tokens a fitted target keeps at least, after its opening tags. */
     static final int MIN_STATE_TOKENS = 1;
-
-    private static final String OPENING =
-            SpecialTokens.THINK_OPEN
-                    + " "
-                    + SpecialTokens.THINK_CLOSE
-                    + SpecialTokens.NEXT_STATE_OPEN;
 
     private SftPairs() {}
 
@@ -34,14 +28,6 @@ final class SftPairs {
      */
     record Fitted(SequenceBatch.Pair pair, int truncatedTokens, String reason) {}
 
-    /** The target tokens: opening tags, the observed state, the closing tag and end of text. */
-    static int[] target(final GenerationTokenizer tokenizer, final String observed) {
-        final int[] text = tokenizer.encode(OPENING + observed + SpecialTokens.NEXT_STATE_CLOSE);
-        final int[] ids = Arrays.copyOf(text, text.length + 1);
-        ids[text.length] = tokenizer.endId();
-        return ids;
-    }
-
     /**
      * Fits the pair of {@code prompt} and the target of {@code observed} into {@code maxContext}.
      */
@@ -50,12 +36,12 @@ final class SftPairs {
             final int[] prompt,
             final String observed,
             final int maxContext) {
-        final int[] target = target(tokenizer, observed);
+        final int[] target = SftTarget.ids(tokenizer, observed);
         final int room = maxContext - prompt.length;
         if (target.length <= room) {
             return new Fitted(new SequenceBatch.Pair(prompt, target), 0, null);
         }
-        final int minimum = tokenizer.encode(OPENING).length + MIN_STATE_TOKENS;
+        final int minimum = tokenizer.encode(SftTarget.OPENING).length + MIN_STATE_TOKENS;
         if (room < minimum) {
             return new Fitted(
                     null,

@@ -332,7 +332,8 @@ public final class WorldModelPolicyTrainer implements PolicyTrainer {
                 tokenizer, ints(g.getPromptTokenIds()), g.getObservedNextState(), maxContext);
     }
 
-    private List<SequenceBatch.Pair> sftPairs(final List<RewardedGroup> groups) {
+    /** The WM-SFT pairs of groups that fit (see {@link SftPairs}), as a step trains them. */
+    List<SequenceBatch.Pair> sftPairs(final List<RewardedGroup> groups) {
         final List<SequenceBatch.Pair> pairs = new ArrayList<>(groups.size());
         for (final RewardedGroup g : groups) {
             final SftPairs.Fitted f = fitted(g);

@@ -24,6 +24,7 @@ import dev.rwml.worldmodel.hf.HfTokenizer;
 import dev.rwml.worldmodel.hf.LoraCheckpoint;
 import dev.rwml.worldmodel.hf.LoraConfig;
 import dev.rwml.worldmodel.model.CausalLM;
+import dev.rwml.worldmodel.prompt.SftTarget;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -145,7 +146,7 @@ class HfPolicyTrainerTest {
     }
 
     /**
-     * WM-SFT of a Hugging Face version: the target is the paper's answer with the observed next
+     * WM-SFT of a Hugging Face version: the target is the shared SFT target of the observed next
      * state, ended by the checkpoint's end of turn, and repeated steps on the same group lower its
      * loss.
      */
@@ -165,7 +166,7 @@ class HfPolicyTrainerTest {
                                 HfConfig.load(HfFixtures.checkpoint("qwen2-tiny")))) {
             final RewardedGroup group = Groups.group("alfworld/e/0", 0, 4, 384);
             assertThat(trainer.unfit(group)).isEmpty();
-            final int[] target = SftPairs.target(tokenizer, group.getObservedNextState());
+            final int[] target = SftTarget.ids(tokenizer, group.getObservedNextState());
             assertThat(target[target.length - 1]).isEqualTo(tokenizer.endId());
             assertThat(tokenizer.isEnd(target[target.length - 1])).isTrue();
             final StepStats first = trainer.step(List.of(group));

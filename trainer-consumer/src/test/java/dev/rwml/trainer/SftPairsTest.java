@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rwml.events.RewardedGroup;
+import dev.rwml.worldmodel.prompt.SftTarget;
 import dev.rwml.worldmodel.tokenizer.WorldModelTokenizer;
 import dev.rwml.worldmodel.train.GrpoConfig;
 import java.util.Arrays;
@@ -19,30 +20,19 @@ class SftPairsTest {
                     + "]}";
 
     @Test
-    void shouldEndThePapersTargetWithTheEndOfTextToken() {
-        try (WorldModelTokenizer t = tokenizer()) {
-            final int[] target = SftPairs.target(t, "Nothing happens.");
-            assertThat(target[target.length - 1]).isEqualTo(t.endId());
-            assertThat(t.decode(Arrays.copyOf(target, target.length - 1)))
-                    .isEqualTo("<think> </think><next_state>Nothing happens.</next_state>");
-        }
-    }
-
-    @Test
-    void shouldKeepAPairThatFitsWhole() {
+    void shouldKeepAPairThatFitsWholeWithTheSharedTarget() {
         try (WorldModelTokenizer t = tokenizer()) {
             final SftPairs.Fitted f = SftPairs.fit(t, new int[] {1, 2, 3}, "Nothing happens.", 512);
             assertThat(f.reason()).isNull();
             assertThat(f.truncatedTokens()).isZero();
-            assertThat(f.pair().completion())
-                    .containsExactly(SftPairs.target(t, "Nothing happens."));
+            assertThat(f.pair().completion()).containsExactly(SftTarget.ids(t, "Nothing happens."));
         }
     }
 
     @Test
     void shouldCutTheTailOfAnOverLongToolResultToFitTheContext() {
         try (WorldModelTokenizer t = tokenizer()) {
-            final int[] full = SftPairs.target(t, LONG_TOOL_RESULT);
+            final int[] full = SftTarget.ids(t, LONG_TOOL_RESULT);
             assertThat(full.length).as("longer than the tiny model's context").isGreaterThan(256);
             final SftPairs.Fitted f = SftPairs.fit(t, new int[50], LONG_TOOL_RESULT, 128);
             assertThat(f.reason()).isNull();

@@ -7,13 +7,16 @@ import dev.rwml.worldmodel.model.SequenceBatch;
 import dev.rwml.worldmodel.prompt.Prompt;
 import dev.rwml.worldmodel.prompt.PromptFormat;
 import dev.rwml.worldmodel.prompt.PromptView;
+import dev.rwml.worldmodel.prompt.SftTarget;
 import dev.rwml.worldmodel.tokenizer.BpeTrainer;
+import dev.rwml.worldmodel.tokenizer.WorldModelTokenizer;
 import dev.rwml.worldmodel.train.StepMetrics;
 import dev.rwml.worldmodel.train.TrainConfig;
 import dev.rwml.worldmodel.train.Trainer;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,8 +24,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Builds a base world model from a slice of transitions: trains a byte-level BPE tokenizer on their
  * prompts and targets, then fine-tunes a fresh transformer on {@code prompt -> <think></think>
- * <next_state>s'</next_state>} for N steps, reporting progress, and returns version 0 as a
- * checkpoint (optimizer state included, so GRPO can continue from it).
+ * <next_state>s'</next_state>} and the end of text ({@link SftTarget}, the trainer's WM-SFT target
+ * too) for N steps, reporting progress, and returns version 0 as a checkpoint (optimizer state
+ * included, so GRPO can continue from it).
  */
 public final class BaseModelTrainer {
 
@@ -85,6 +89,25 @@ public final class BaseModelTrainer {
     public record Result(
             Checkpoint checkpoint, int examples, int skipped, List<StepMetrics> history) {}
 
+    /**
+     * The SFT example of a transition: its prompt in {@code format}, cut by dropping the oldest
+     * history turns to leave room for the whole target, and {@link SftTarget}'s ids; empty when
+     * they cannot fit {@code maxContext} tokens together.
+     */
+    public static Optional<SequenceBatch.Pair> pair(
+            final PromptFormat format,
+            final WorldModelTokenizer tokenizer,
+            final Transition transition,
+            final int maxContext) {
+        final int[] target = SftTarget.ids(tokenizer, transition.getNextObservation());
+        final Prompt prompt =
+                format.build(PromptView.of(transition), tokenizer, maxContext - target.length);
+        if (!prompt.fits() || target.length >= maxContext) {
+            return Optional.empty();
+        }
+        return Optional.of(new SequenceBatch.Pair(prompt.tokenIds(), target));
+    }
+
     /** Trains the tokenizer and the base model. */
     public Result train(
             final List<Transition> slice, final Settings settings, final Progress progress) {
@@ -95,7 +118,7 @@ public final class BaseModelTrainer {
         final List<String> corpus = new ArrayList<>(slice.size() * 2);
         for (final Transition t : slice) {
             corpus.add(format.text(PromptView.of(t)));
-            corpus.add(PromptFormat.target(t));
+            corpus.add(SftTarget.text(t.getNextObservation()));
         }
         final String tokenizerJson =
                 BpeTrainer.withDefaultSpecials(settings.vocabSize()).train(corpus);
@@ -108,15 +131,13 @@ public final class BaseModelTrainer {
             final List<SequenceBatch.Pair> examples = new ArrayList<>();
             int skipped = 0;
             for (final Transition t : slice) {
-                final int[] target = model.tokenizer().encode(PromptFormat.target(t));
-                final Prompt prompt =
-                        format.build(
-                                PromptView.of(t), model.tokenizer(), maxContext - target.length);
-                if (!prompt.fits() || target.length >= maxContext) {
+                final Optional<SequenceBatch.Pair> pair =
+                        pair(format, model.tokenizer(), t, maxContext);
+                if (pair.isPresent()) {
+                    examples.add(pair.get());
+                } else {
                     skipped++;
-                    continue;
                 }
-                examples.add(new SequenceBatch.Pair(prompt.tokenIds(), target));
             }
             if (examples.isEmpty()) {
                 throw new IllegalArgumentException(

@@ -5,6 +5,7 @@ import dev.rwml.worldmodel.model.ModelConfig;
 import dev.rwml.worldmodel.model.SequenceBatch;
 import dev.rwml.worldmodel.prompt.PromptFormat;
 import dev.rwml.worldmodel.prompt.PromptView;
+import dev.rwml.worldmodel.prompt.SftTarget;
 import dev.rwml.worldmodel.tokenizer.BpeTrainer;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,7 +20,7 @@ public final class Fixtures {
         final List<String> corpus = new ArrayList<>();
         for (final Transition t : TestCorpus.alfworld(30)) {
             corpus.add(PromptFormat.standard().text(PromptView.of(t)));
-            corpus.add(PromptFormat.target(t));
+            corpus.add(SftTarget.text(t.getNextObservation()));
         }
         TOKENIZER_JSON = BpeTrainer.withDefaultSpecials(384).train(corpus);
     }
@@ -39,7 +40,7 @@ public final class Fixtures {
                     new SequenceBatch.Pair(
                             model.tokenizer()
                                     .encode(PromptFormat.standard().text(PromptView.of(t))),
-                            model.tokenizer().encode(PromptFormat.target(t))));
+                            SftTarget.ids(model.tokenizer(), t.getNextObservation())));
         }
         return out;
     }

@@ -18,6 +18,7 @@ import dev.rwml.worldmodel.model.SequenceBatch;
 import dev.rwml.worldmodel.model.Tensor;
 import dev.rwml.worldmodel.prompt.PromptFormat;
 import dev.rwml.worldmodel.prompt.PromptView;
+import dev.rwml.worldmodel.prompt.SftTarget;
 import dev.rwml.worldmodel.train.StepMetrics;
 import dev.rwml.worldmodel.train.TrainConfig;
 import dev.rwml.worldmodel.train.Trainer;
@@ -25,7 +26,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -48,11 +48,12 @@ import org.slf4j.LoggerFactory;
  * trained on nothing of this log, so the prediction stage's {@code after-base} start reads the
  * transitions from the beginning). With an {@link Sft} it first reads a pretraining slice of {@code
  * rwml.transitions} as {@link BaseModelInit} does and teaches the model the answer format on it:
- * cross-entropy of {@code <think></think><next_state>s'</next_state>} and the checkpoint's end of
- * turn after each transition's chat prompt, built as the prediction stage builds it. Every weight
- * is trained, or with LoRA an adapter that is merged into the weights before publishing, so version
- * 0 is always a plain checkpoint (with LoRA, the frozen base of the run's adapters). Its lineage is
- * then the slice, so the prediction stage starts after it.
+ * cross-entropy of {@link SftTarget}'s {@code <think></think><next_state>s'</next_state>} and the
+ * checkpoint's end of turn (the trainer's WM-SFT target too) after each transition's chat prompt,
+ * built as the prediction stage builds it. Every weight is trained, or with LoRA an adapter that is
+ * merged into the weights before publishing, so version 0 is always a plain checkpoint (with LoRA,
+ * the frozen base of the run's adapters). Its lineage is then the slice, so the prediction stage
+ * starts after it.
  *
  * <p>As with {@link BaseModelInit}, a run has exactly one version 0: init refuses a run that has
  * any version, and two inits of one run fence each other.
@@ -197,6 +198,23 @@ public final class HfModelInit {
     private record Trained(
             Map<String, Tensor> weights, List<StepMetrics> history, int examples, int skipped) {}
 
+    /**
+     * The SFT example of a transition: its chat prompt within {@code promptTokens}, built as the
+     * prediction stage builds it, and {@link SftTarget}'s ids; empty when they do not fit the
+     * checkpoint's context together.
+     */
+    public static Optional<SequenceBatch.Pair> pair(
+            final HfModel model, final Transition transition, final int promptTokens) {
+        final int[] prompt =
+                model.prompt(PromptFormat.standard(), PromptView.of(transition), promptTokens)
+                        .tokenIds();
+        final int[] target = SftTarget.ids(model.tokenizer(), transition.getNextObservation());
+        if (prompt.length + target.length > model.decoder().maxContext()) {
+            return Optional.empty();
+        }
+        return Optional.of(new SequenceBatch.Pair(prompt, target));
+    }
+
     private static Trained train(
             final Config config,
             final Sft sft,
@@ -208,16 +226,11 @@ public final class HfModelInit {
             final List<SequenceBatch.Pair> pairs = new ArrayList<>();
             int skipped = 0;
             for (final Transition t : slice.transitions()) {
-                final int[] prompt =
-                        model.prompt(PromptFormat.standard(), PromptView.of(t), sft.promptTokens())
-                                .tokenIds();
-                final int[] text = model.tokenizer().encode(PromptFormat.target(t));
-                final int[] target = Arrays.copyOf(text, text.length + 1);
-                target[text.length] = model.tokenizer().endId();
-                if (prompt.length + target.length > base.maxContext()) {
-                    skipped++;
+                final Optional<SequenceBatch.Pair> pair = pair(model, t, sft.promptTokens());
+                if (pair.isPresent()) {
+                    pairs.add(pair.get());
                 } else {
-                    pairs.add(new SequenceBatch.Pair(prompt, target));
+                    skipped++;
                 }
             }
             if (pairs.isEmpty()) {

@@ -1,7 +1,5 @@
 package dev.rwml.worldmodel.prompt;
 
-import dev.rwml.events.Transition;
-import dev.rwml.worldmodel.tokenizer.SpecialTokens;
 import dev.rwml.worldmodel.tokenizer.WorldModelTokenizer;
 import java.util.Locale;
 import java.util.function.Function;
@@ -10,8 +8,8 @@ import java.util.function.Function;
  * The world-model prompt of the RWML paper, compacted for small models: an instruction per
  * environment kind (ALFWorld household or tau2 retail/airline), the task, the last H turns, the
  * current observation and the action; the answer is {@code
- * <think>…</think><next_state>…</next_state>}. Built from a {@link PromptView}, never from the next
- * observation.
+ * <think>…</think><next_state>…</next_state>} (its SFT target is {@link SftTarget}'s). Built from a
+ * {@link PromptView}, never from the next observation.
  */
 public final class PromptFormat {
 
@@ -87,18 +85,6 @@ public final class PromptFormat {
             }
             v = v.withLastTurns(v.history().size() - 1);
         }
-    }
-
-    /**
-     * The SFT target for a transition: an empty reasoning block and the observed next state, {@code
-     * <think></think><next_state>{nextObservation}</next_state>}.
-     */
-    public static String target(final Transition transition) {
-        return SpecialTokens.THINK_OPEN
-                + SpecialTokens.THINK_CLOSE
-                + SpecialTokens.NEXT_STATE_OPEN
-                + transition.getNextObservation()
-                + SpecialTokens.NEXT_STATE_CLOSE;
     }
 
     /** Whether an environment is a tau2 dialogue domain rather than a household. */
