@@ -4,6 +4,7 @@ import ai.djl.ndarray.NDManager;
 import dev.rwml.channel.ChunkObserver;
 import dev.rwml.channel.ModelChannel;
 import dev.rwml.channel.ModelPublisher;
+import dev.rwml.events.ArtifactRef;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.RewardedGroup;
 import dev.rwml.events.TrainingCounters;
@@ -14,6 +15,10 @@ import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.worldmodel.DjlRuntime;
+import dev.rwml.worldmodel.ModelFormat;
+import dev.rwml.worldmodel.artifact.ArtifactRejectedException;
+import dev.rwml.worldmodel.artifact.Artifacts;
+import dev.rwml.worldmodel.artifact.VerifiedArtifact;
 import dev.rwml.worldmodel.checkpoint.Checkpoint;
 import dev.rwml.worldmodel.model.ModelConfig;
 import dev.rwml.worldmodel.model.TransformerLM;
@@ -62,6 +67,26 @@ final class TrainerFixture {
                 TransformerLM lm = TransformerLM.initialise(config, 42, manager)) {
             return new Checkpoint(0, config, tokenizerJson(), lm.toTensors(), Map.of()).toBytes();
         }
+    }
+
+    /** Version 0 of a run as the trainer receives it, in the format its bytes name. */
+    static VerifiedArtifact versionZero(final byte[] bytes) throws ArtifactRejectedException {
+        return VerifiedArtifact.verify(
+                ModelVersion.newBuilder()
+                        .setRun("r")
+                        .setVersion(0)
+                        .setCreatedAt(Instant.now())
+                        .setObjective("init")
+                        .setCounters(TrainingCounters.newBuilder().build())
+                        .setArtifact(
+                                ArtifactRef.newBuilder()
+                                        .setFormat(ModelFormat.of(bytes).wireName())
+                                        .setSizeBytes(bytes.length)
+                                        .setSha256(Artifacts.sha256Hex(bytes))
+                                        .setChunkCount(1)
+                                        .build())
+                        .build(),
+                bytes);
     }
 
     /** Creates the run's topics and publishes version 0, a tiny transformer. */
