@@ -6,6 +6,7 @@ import dev.rwml.runtime.settings.Settings;
 import dev.rwml.runtime.settings.SettingsDefinition;
 import dev.rwml.runtime.settings.StageConfig;
 import dev.rwml.runtime.start.StartPosition;
+import dev.rwml.runtime.start.StopAt;
 import dev.rwml.scoring.EmbeddingSettings;
 import dev.rwml.scoring.ScoringSettings;
 import dev.rwml.scoring.group.SubsamplePolicy;
@@ -40,6 +41,7 @@ import org.apache.kafka.common.config.ConfigDef.Type;
  * @param model the device and PyTorch threads of the filter model
  * @param stateDir Kafka Streams state directory; blank for its default
  * @param streamsOverrides further Kafka Streams settings (keys prefixed {@code streams.})
+ * @param stopAt per partition of the transitions log, the first offset not judged (replay's bound)
  */
 public record FilterConfig(
         Settings settings,
@@ -56,7 +58,8 @@ public record FilterConfig(
         int streamThreads,
         ModelRuntime model,
         String stateDir,
-        Map<String, String> streamsOverrides)
+        Map<String, String> streamsOverrides,
+        StopAt stopAt)
         implements StageConfig {
 
     /** Prefix of keys passed to Kafka Streams without it. */
@@ -72,7 +75,9 @@ public record FilterConfig(
     private static void define(final ConfigDef def) {
         ModelRuntime.define(
                         ScoringSettings.define(
-                                StartPosition.define(StreamsLifecycle.defineStreamThreads(def))))
+                                StopAt.define(
+                                        StartPosition.define(
+                                                StreamsLifecycle.defineStreamThreads(def)))))
                 .define(
                         "filter.run",
                         Type.STRING,
@@ -150,7 +155,8 @@ public record FilterConfig(
                 s.getInt(StreamsLifecycle.STREAM_THREADS),
                 ModelRuntime.from(s),
                 s.getString(StreamsLifecycle.STATE_DIR),
-                s.under(STREAMS_PREFIX));
+                s.under(STREAMS_PREFIX),
+                StopAt.parse(s.getString(StopAt.SETTING)));
     }
 
     /** Loads from every source in the one precedence; see {@link SettingsDefinition}. */

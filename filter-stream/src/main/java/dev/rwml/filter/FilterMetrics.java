@@ -17,6 +17,9 @@ public final class FilterMetrics implements DeadLetterCounter {
     /** The {@code cache} tag of the stage's embedding cache on Micrometer's cache meters. */
     public static final String EMBEDDING_CACHE = "rwml.filter.embedding";
 
+    /** Records sent to the run's dead-letter topic, tagged by run and reason. */
+    public static final String DEAD_LETTERS = "rwml.filter.dead.letters";
+
     private final Meter.MeterProvider<Counter> transitions;
     private final Timer judgeTime;
     private final Meter.MeterProvider<Counter> deadLetters;
@@ -34,7 +37,7 @@ public final class FilterMetrics implements DeadLetterCounter {
                         .tag("run", run)
                         .register(registry);
         this.deadLetters =
-                Counter.builder("rwml.filter.dead.letters")
+                Counter.builder(DEAD_LETTERS)
                         .description("Records sent to the run's dead-letter topic, by reason")
                         .tag("run", run)
                         .withRegistry(registry);

@@ -19,9 +19,9 @@ import org.apache.kafka.streams.kstream.Produced;
  * Builds the filter stage's topology for one run:
  *
  * <ul>
- *   <li>in: {@code rwml.transitions} (key transitionId, value Transition), environments the run
- *       does not use dropped first; values over {@link InputSizeLimit#MAX_VALUE_BYTES} are
- *       dead-lettered undecoded;
+ *   <li>in: {@code rwml.transitions} (key transitionId, value Transition), records at or after
+ *       {@code stop.at} (replay's slice end) and environments the run does not use dropped first;
+ *       values over {@link InputSizeLimit#MAX_VALUE_BYTES} are dead-lettered undecoded;
  *   <li>each transition judged by a {@link DifficultyJudge} (K tries of the filter model, scored
  *       against the observed next state);
  *   <li>out: {@code rwml.<run>.difficulty} (key transitionId, value TransitionDifficulty), the
@@ -77,6 +77,7 @@ public final class FilterTopology {
                                 wiring.transitionsTopic(),
                                 Consumed.with(Serdes.String(), limited)
                                         .withName("transitions-source"))
+                        .processValues(config.stopAt().before(), Named.as("transitions-stop-at"))
                         .filter(
                                 (id, transition) ->
                                         transition == null

@@ -43,10 +43,18 @@ class FilterTopologyTest {
 
     @BeforeEach
     void start() {
-        // keep no easy transition, so which ones reach the curriculum is certain
+        // keep no easy transition, so which ones reach the curriculum is certain; a replay's
+        // slice ends before offset 4
         final FilterConfig config =
                 FilterConfig.defaults("r1", "unused:9092", REGISTRY)
-                        .with(Map.of("easy.keep.probability", "0", "envs", "alfworld"));
+                        .with(
+                                Map.of(
+                                        "easy.keep.probability",
+                                        "0",
+                                        "envs",
+                                        "alfworld",
+                                        "stop.at",
+                                        "0:4"));
         final ScriptedModel model =
                 new ScriptedModel(Collections.nCopies(10, CLOSE))
                         .script("alfworld/easy/0", List.of(NEAR));
@@ -144,5 +152,22 @@ class FilterTopologyTest {
                 .contains(
                         "duplicate transition id alfworld/informative/0: first read at partition 0"
                                 + " offset 0, again at partition 0 offset 1");
+    }
+
+    @Test
+    void shouldJudgeNothingAtOrAfterTheSliceEnd() {
+        for (int i = 0; i < 6; i++) {
+            pipe("alfworld/informative/" + i, "alfworld/informative/" + i, "alfworld");
+        }
+
+        assertThat(verdicts.readKeyValuesToList())
+                .extracting(kv -> kv.key)
+                .containsExactly(
+                        "alfworld/informative/0",
+                        "alfworld/informative/1",
+                        "alfworld/informative/2",
+                        "alfworld/informative/3");
+        assertThat(curriculum.readRecordsToList()).hasSize(4);
+        assertThat(deadLetters.readRecordsToList()).isEmpty();
     }
 }

@@ -7,6 +7,7 @@ import dev.rwml.runtime.settings.Settings;
 import dev.rwml.runtime.settings.SettingsDefinition;
 import dev.rwml.runtime.settings.StageConfig;
 import dev.rwml.runtime.start.StartPosition;
+import dev.rwml.runtime.start.StopAt;
 import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.worldmodel.ModelRuntime;
 import dev.rwml.worldmodel.serve.SamplingSettings;
@@ -22,7 +23,6 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
-import org.apache.kafka.common.config.ConfigException;
 
 /**
  * Settings of one prediction-stream run, declared in {@link #DEFINITION} and loaded like every
@@ -31,7 +31,7 @@ import org.apache.kafka.common.config.ConfigException;
  * @param settings the validated settings these fields were read from
  * @param startFrom where a new consumer group starts
  * @param samplingSeed mixed into every batch's sampling seed
- * @param stopAt per partition of {@code rwml.transitions}, the first offset not predicted
+ * @param stopAt per partition of the input topic, the first offset not predicted
  */
 public record PredictionConfig(
         Settings settings,
@@ -53,7 +53,7 @@ public record PredictionConfig(
         Path stateDir,
         Duration transactionTimeout,
         Map<String, String> streamsOverrides,
-        Map<Integer, Long> stopAt)
+        StopAt stopAt)
         implements StageConfig {
 
     /** {@code input}: every transition of the shared log. */
@@ -77,6 +77,7 @@ public record PredictionConfig(
                     StageName.PREDICTION, PredictionConfig::define, List.of(STREAMS_PREFIX));
 
     private static void define(final ConfigDef def) {
+        StopAt.define(def);
         ModelRuntime.define(StartPosition.define(StreamsLifecycle.defineStreamThreads(def)))
                 .define(
                         "application.id",
@@ -92,14 +93,6 @@ public record PredictionConfig(
                         Importance.HIGH,
                         "transitions (rwml.transitions, every transition) or curriculum"
                                 + " (rwml.<run>.curriculum: what the filter stage kept).")
-                .define(
-                        "stop.at",
-                        Type.STRING,
-                        "",
-                        (name, value) -> offsets(value.toString()),
-                        Importance.LOW,
-                        "Per partition of the input topic, the first offset not predicted"
-                                + " (0:120,1:98); empty: no end. Used by replay.")
                 .define(
                         GROUP_SIZE,
                         Type.INT,
@@ -183,7 +176,6 @@ public record PredictionConfig(
         envNames = Collections.unmodifiableSet(new LinkedHashSet<>(envNames));
         splits = Collections.unmodifiableSet(new LinkedHashSet<>(splits));
         streamsOverrides = Map.copyOf(new TreeMap<>(streamsOverrides));
-        stopAt = Map.copyOf(new TreeMap<>(stopAt));
     }
 
     /** The fields of validated settings. */
@@ -213,7 +205,7 @@ public record PredictionConfig(
                         : Path.of(s.getString(StreamsLifecycle.STATE_DIR)),
                 s.getDuration("transaction.timeout"),
                 s.under(STREAMS_PREFIX),
-                offsets(s.getString("stop.at")));
+                StopAt.parse(s.getString(StopAt.SETTING)));
     }
 
     /** Loads from every source in the one precedence; see {@link SettingsDefinition}. */
@@ -264,38 +256,10 @@ public record PredictionConfig(
     }
 
     /**
-     * Whether the record at {@code offset} of a transitions partition lies at or after {@code
-     * stop.at}, so the stage skips it; partitions not named have no end.
+     * Whether the record at {@code offset} of an input partition lies at or after {@code stop.at},
+     * so the stage skips it; partitions not named have no end.
      */
     public boolean pastStop(final int partition, final long offset) {
-        final Long stop = stopAt.get(partition);
-        return stop != null && offset >= stop;
-    }
-
-    private static Map<Integer, Long> offsets(final String text) {
-        final Map<Integer, Long> offsets = new TreeMap<>();
-        if (text == null || text.isBlank()) {
-            return offsets;
-        }
-        for (final String item : text.split(",")) {
-            final String[] parts = item.trim().split(":");
-            try {
-                if (parts.length != 2) {
-                    throw new NumberFormatException(item);
-                }
-                final int partition = Integer.parseInt(parts[0].trim());
-                final long offset = Long.parseLong(parts[1].trim());
-                if (partition < 0 || offset < 0) {
-                    throw new NumberFormatException(item);
-                }
-                offsets.put(partition, offset);
-            } catch (NumberFormatException e) {
-                throw new ConfigException(
-                        "stop.at",
-                        text,
-                        "expected partition:offset pairs separated by commas, e.g. 0:120,1:98");
-            }
-        }
-        return offsets;
+        return stopAt.isPast(partition, offset);
     }
 }

@@ -37,7 +37,7 @@ class PredictionStopAtTest {
     @Test
     void shouldRoundTripTheStopThroughTheSettingsMap() {
         final PredictionConfig c = config("1:5,0:7");
-        assertThat(c.stopAt()).isEqualTo(Map.of(0, 7L, 1, 5L));
+        assertThat(c.stopAt().offsets()).isEqualTo(Map.of(0, 7L, 1, 5L));
         assertThat(PredictionConfig.fromMap(c.toMap())).isEqualTo(c);
     }
 
