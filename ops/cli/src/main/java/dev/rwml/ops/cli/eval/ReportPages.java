@@ -100,25 +100,37 @@ public final class ReportPages {
         if (!report.agents().isEmpty()) {
             out.add(
                     agentFigure(
-                            report,
+                            withRandomBaselines(report.agents()),
                             "agent-invalid",
                             "Guided agent: invalid-action rate",
                             "actions that did nothing (fraction of actions)",
                             EvalReport.AgentResult::invalidRate));
             out.add(
                     agentFigure(
-                            report,
+                            report.agents(),
                             "agent-success",
                             "Guided agent: task success",
                             "episodes completed (fraction)",
                             EvalReport.AgentResult::success));
             out.add(
                     agentFigure(
-                            report,
+                            report.agents(),
                             "agent-steps",
                             "Guided agent: steps per success",
                             "actions per completed episode (steps)",
                             EvalReport.AgentResult::stepsPerSuccess));
+        }
+        if (report.agents().stream().anyMatch(a -> a.invalidReduction() != null)) {
+            out.add(
+                    agentFigure(
+                            report.agents().stream()
+                                    .filter(a -> a.invalidReduction() != null)
+                                    .toList(),
+                            "agent-reduction",
+                            "Guided agent: invalid-action rate of random avoidance at the"
+                                    + " model's rate minus the model's (paired by episode)",
+                            "reduction in invalid-action rate (above 0: better than chance)",
+                            EvalReport.AgentResult::invalidReduction));
         }
         return out;
     }
@@ -151,15 +163,28 @@ public final class ReportPages {
         return new Figure(name, title, chart);
     }
 
+    /** Each agent's result followed by its random-avoidance baseline, if it has one. */
+    private static List<EvalReport.AgentResult> withRandomBaselines(
+            final List<EvalReport.AgentResult> results) {
+        final List<EvalReport.AgentResult> out = new ArrayList<>();
+        for (final EvalReport.AgentResult a : results) {
+            out.add(a);
+            if (a.randomBaseline() != null) {
+                out.add(a.randomBaseline());
+            }
+        }
+        return out;
+    }
+
     private static Figure agentFigure(
-            final EvalReport report,
+            final List<EvalReport.AgentResult> results,
             final String name,
             final String title,
             final String yLabel,
             final Function<EvalReport.AgentResult, Interval> metric) {
         final Set<String> agents = new LinkedHashSet<>();
         final Map<String, Map<String, EvalReport.AgentResult>> bySplit = new LinkedHashMap<>();
-        for (final EvalReport.AgentResult a : report.agents()) {
+        for (final EvalReport.AgentResult a : results) {
             agents.add(a.agent());
             bySplit.computeIfAbsent(a.set(), k -> new LinkedHashMap<>()).put(a.agent(), a);
         }
@@ -167,10 +192,10 @@ public final class ReportPages {
         final LineChart chart = new LineChart(title, "world model guiding the agent", yLabel);
         chart.categories(names);
         bySplit.forEach(
-                (split, results) -> {
+                (split, agentsOfSplit) -> {
                     final double[][] v = new double[4][names.size()];
                     for (int i = 0; i < names.size(); i++) {
-                        final EvalReport.AgentResult r = results.get(names.get(i));
+                        final EvalReport.AgentResult r = agentsOfSplit.get(names.get(i));
                         final Interval in =
                                 r == null
                                         ? new Interval(Double.NaN, Double.NaN, Double.NaN)
@@ -206,13 +231,7 @@ public final class ReportPages {
             out.add(setTable(report, "Exact match", f -> f.exact()));
             out.add(setTable(report, "Mean similarity", f -> f.similarity()));
         }
-        if (!report.agents().isEmpty()) {
-            out.add(agentTable(report, "invalid-action rate", EvalReport.AgentResult::invalidRate));
-            out.add(agentTable(report, "task success", EvalReport.AgentResult::success));
-            out.add(
-                    agentTable(
-                            report, "steps per success", EvalReport.AgentResult::stepsPerSuccess));
-        }
+        out.addAll(agentTables(report));
         final List<EvalReport.ModelResult> drifted =
                 report.models().stream().filter(m -> m.drift() != null).toList();
         if (!drifted.isEmpty()) {
@@ -239,35 +258,51 @@ public final class ReportPages {
         return out;
     }
 
-    /** One metric of the guided agent: agent x split. */
-    private static Table agentTable(
-            final EvalReport report,
-            final String metric,
-            final Function<EvalReport.AgentResult, Interval> value) {
-        final List<String> splits = new ArrayList<>();
-        final Map<String, List<String>> rows = new LinkedHashMap<>();
+    /**
+     * The guided agent, one table per split: each agent's figures, and a model's random-avoidance
+     * baseline beside it.
+     */
+    private static List<Table> agentTables(final EvalReport report) {
+        final Map<String, List<List<String>>> bySplit = new LinkedHashMap<>();
         for (final EvalReport.AgentResult a : report.agents()) {
-            if (!splits.contains(a.set())) {
-                splits.add(a.set());
-            }
+            final EvalReport.AgentResult random = a.randomBaseline();
+            bySplit.computeIfAbsent(a.set(), k -> new ArrayList<>())
+                    .add(
+                            List.of(
+                                    a.agent(),
+                                    Integer.toString(a.episodes()),
+                                    ReportWriter.format(a.invalidRate()),
+                                    ReportWriter.format(a.success()),
+                                    ReportWriter.format(a.stepsPerSuccess()),
+                                    ReportWriter.format(a.avoidanceRate()),
+                                    ReportWriter.format(a.precision()),
+                                    ReportWriter.format(a.recall()),
+                                    random == null
+                                            ? "-"
+                                            : ReportWriter.format(random.invalidRate()),
+                                    ReportWriter.format(a.invalidReduction())));
         }
-        for (final EvalReport.AgentResult a : report.agents()) {
-            final List<String> row =
-                    rows.computeIfAbsent(
-                            a.agent(),
-                            k -> {
-                                final List<String> r = new ArrayList<>(List.of(k));
-                                splits.forEach(x -> r.add("-"));
-                                return r;
-                            });
-            row.set(1 + splits.indexOf(a.set()), value.apply(a).format());
-        }
-        final List<String> header = new ArrayList<>(List.of("agent"));
-        header.addAll(splits);
-        return new Table(
-                "Guided agent: " + metric + " (" + report.agent() + ")",
-                header,
-                List.copyOf(rows.values()));
+        final List<String> header =
+                List.of(
+                        "agent",
+                        "episodes",
+                        "invalid-action rate",
+                        "success",
+                        "steps per success",
+                        "avoidance rate",
+                        "avoidance precision",
+                        "avoidance recall",
+                        "random avoidance: invalid-action rate",
+                        "reduction vs random (paired by episode)");
+        final List<Table> out = new ArrayList<>();
+        bySplit.forEach(
+                (split, rows) ->
+                        out.add(
+                                new Table(
+                                        "Guided agent on " + split + " (" + report.agent() + ")",
+                                        header,
+                                        rows)));
+        return out;
     }
 
     private static Table setTable(

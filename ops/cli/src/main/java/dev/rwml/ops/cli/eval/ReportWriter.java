@@ -128,7 +128,10 @@ public final class ReportWriter {
         out.println(
                 "world-model-guided agent: "
                         + report.agent()
-                        + "; intervals: 95% bootstrap over episodes");
+                        + "; intervals: 95% bootstrap over episodes; avoidance judged against the"
+                        + " candidates drawn inadmissible, and against random avoidance at the"
+                        + " model's rate on the same episodes (reduction: its invalid-action rate"
+                        + " minus the model's, paired by episode)");
         final List<List<String>> rows = new ArrayList<>();
         rows.add(
                 List.of(
@@ -138,20 +141,34 @@ public final class ReportWriter {
                         "invalid-action rate",
                         "success",
                         "steps per success",
-                        "avoided per step"));
+                        "avoidance rate",
+                        "precision",
+                        "recall",
+                        "random avoidance's invalid rate",
+                        "reduction vs random"));
         for (final EvalReport.AgentResult a : report.agents()) {
+            final EvalReport.AgentResult random = a.randomBaseline();
             rows.add(
                     List.of(
                             a.set(),
                             a.agent(),
                             Integer.toString(a.episodes()),
-                            a.invalidRate().format(),
-                            a.success().format(),
-                            a.stepsPerSuccess().format(),
-                            String.format(Locale.ROOT, "%.3f", a.avoidedPerStep())));
+                            format(a.invalidRate()),
+                            format(a.success()),
+                            format(a.stepsPerSuccess()),
+                            number(a.avoidanceRate().estimate(), "%.3f"),
+                            number(a.precision().estimate(), "%.3f"),
+                            number(a.recall().estimate(), "%.3f"),
+                            random == null ? "-" : format(random.invalidRate()),
+                            format(a.invalidReduction())));
         }
         rows.subList(1, rows.size()).sort((a, b) -> a.get(0).compareTo(b.get(0)));
         print(rows, out, "  ");
+    }
+
+    /** An interval, or {@code -} when there is none (no baseline, or nothing to divide by). */
+    static String format(final Interval interval) {
+        return interval == null || Double.isNaN(interval.estimate()) ? "-" : interval.format();
     }
 
     private static String skippedNote(final EvalReport report, final int s) {
@@ -289,15 +306,29 @@ public final class ReportWriter {
             metric(csv, source, set, "agent", "all", n, "invalid_rate", a.invalidRate());
             metric(csv, source, set, "agent", "all", n, "success", a.success());
             metric(csv, source, set, "agent", "all", n, "steps_per_success", a.stepsPerSuccess());
-            metric(
-                    csv,
-                    source,
-                    set,
-                    "agent",
-                    "all",
-                    n,
-                    "avoided_per_step",
-                    estimate(a.avoidedPerStep()));
+            metric(csv, source, set, "agent", "all", n, "avoidance_rate", a.avoidanceRate());
+            metric(csv, source, set, "agent", "all", n, "precision", a.precision());
+            metric(csv, source, set, "agent", "all", n, "recall", a.recall());
+            if (a.randomBaseline() != null) {
+                metric(
+                        csv,
+                        source,
+                        set,
+                        "agent",
+                        "all",
+                        n,
+                        "random_avoidance_invalid_rate",
+                        a.randomBaseline().invalidRate());
+                metric(
+                        csv,
+                        source,
+                        set,
+                        "agent",
+                        "all",
+                        n,
+                        "invalid_reduction_vs_random",
+                        a.invalidReduction());
+            }
         }
         return csv.text();
     }
