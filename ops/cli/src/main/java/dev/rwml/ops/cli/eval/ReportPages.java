@@ -89,12 +89,15 @@ public final class ReportPages {
                                     "changed parameters (fraction of all)")
                             .categories(drifted.stream().map(m -> m.label()).toList());
             final double[] xs = new double[drifted.size()];
-            final double[] ys = new double[drifted.size()];
+            final double[] all = new double[drifted.size()];
+            final double[] outside = new double[drifted.size()];
             for (int i = 0; i < xs.length; i++) {
                 xs[i] = i;
-                ys[i] = drifted.get(i).drift().parameters().fraction();
+                all[i] = drifted.get(i).drift().parameters().fraction();
+                outside[i] = drifted.get(i).drift().parameters().fractionWithoutEmbeddings();
             }
-            chart.add(new LineChart.Series("|w' - w| > 1e-3 max(|w|, |w'|)", xs, ys, false));
+            chart.add(new LineChart.Series("|w' - w| > 1e-3 max(|w|, |w'|)", xs, all, false));
+            chart.add(new LineChart.Series("the same, without embeddings", xs, outside, false));
             out.add(new Figure("drift", "Fraction of parameters changed from the base", chart));
         }
         if (!report.agents().isEmpty()) {
@@ -238,7 +241,12 @@ public final class ReportPages {
             final Set<String> texts = new LinkedHashSet<>();
             drifted.forEach(m -> texts.addAll(m.drift().kl().keySet()));
             final List<String> header =
-                    new ArrayList<>(List.of("model", "base", "changed parameters"));
+                    new ArrayList<>(
+                            List.of(
+                                    "model",
+                                    "base",
+                                    "changed parameters",
+                                    "changed without embeddings"));
             texts.forEach(t -> header.add("KL on " + t));
             texts.forEach(t -> header.add("perplexity on " + t));
             final List<List<String>> rows = new ArrayList<>();
@@ -248,14 +256,44 @@ public final class ReportPages {
                 row.add(m.label());
                 row.add(d.baseLabel());
                 row.add(String.format(Locale.ROOT, "%.4f", d.parameters().fraction()));
+                row.add(
+                        String.format(
+                                Locale.ROOT, "%.4f", d.parameters().fractionWithoutEmbeddings()));
                 texts.forEach(t -> row.add(number(d.kl().getOrDefault(t, Double.NaN), "%.4f")));
                 texts.forEach(
                         t -> row.add(number(d.perplexity().getOrDefault(t, Double.NaN), "%.2f")));
                 rows.add(row);
             }
             out.add(new Table("Drift from the base", header, rows));
+            out.add(tensorTable(drifted));
         }
         return out;
+    }
+
+    /** Each tensor's relative change ||w' - w|| / ||w||: tensor x model. */
+    private static Table tensorTable(final List<EvalReport.ModelResult> drifted) {
+        final Set<String> tensors = new LinkedHashSet<>();
+        drifted.forEach(m -> tensors.addAll(m.drift().parameters().relativeChange().keySet()));
+        final List<String> header = new ArrayList<>(List.of("tensor"));
+        drifted.forEach(m -> header.add(m.label()));
+        final List<List<String>> rows = new ArrayList<>();
+        for (final String tensor : tensors) {
+            final List<String> row = new ArrayList<>(List.of(tensor));
+            drifted.forEach(
+                    m ->
+                            row.add(
+                                    number(
+                                            m.drift()
+                                                    .parameters()
+                                                    .relativeChange()
+                                                    .getOrDefault(tensor, Double.NaN),
+                                            "%.4f")));
+            rows.add(row);
+        }
+        return new Table(
+                "Relative change per tensor, ||w' - w|| / ||w|| (- where the base's tensor is zero)",
+                header,
+                rows);
     }
 
     /**

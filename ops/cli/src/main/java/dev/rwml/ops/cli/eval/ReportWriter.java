@@ -85,7 +85,13 @@ public final class ReportWriter {
         report.models().stream()
                 .filter(m -> m.drift() != null)
                 .forEach(m -> texts.addAll(m.drift().kl().keySet()));
-        final List<String> head = new ArrayList<>(List.of("model", "base", "changed parameters"));
+        final List<String> head =
+                new ArrayList<>(
+                        List.of(
+                                "model",
+                                "base",
+                                "changed parameters",
+                                "changed without embeddings"));
         texts.forEach(t -> head.add("KL on " + t));
         texts.forEach(t -> head.add("perplexity on " + t));
         drift.add(head);
@@ -104,6 +110,13 @@ public final class ReportWriter {
                             d.parameters().fraction(),
                             d.parameters().changed(),
                             d.parameters().total()));
+            row.add(
+                    String.format(
+                            Locale.ROOT,
+                            "%.4f (%d of %d)",
+                            d.parameters().fractionWithoutEmbeddings(),
+                            d.parameters().changedWithoutEmbeddings(),
+                            d.parameters().totalWithoutEmbeddings()));
             texts.forEach(t -> row.add(number(d.kl().getOrDefault(t, Double.NaN), "%.4f")));
             texts.forEach(t -> row.add(number(d.perplexity().getOrDefault(t, Double.NaN), "%.2f")));
             drift.add(row);
@@ -111,8 +124,9 @@ public final class ReportWriter {
         out.println();
         if (drift.size() > 1) {
             out.println(
-                    "drift from the run's version 0 (KL(model || base) per target token and"
-                            + " perplexity, teacher-forced on held-out text)");
+                    "drift from the run's version 0 (changed parameters over all tensors and"
+                            + " without the token and position embeddings; KL(model || base) per"
+                            + " target token and perplexity, teacher-forced on held-out text)");
             print(drift, out, "  ");
         } else {
             out.println("drift: no model has a base (version 0 of its run) to compare with");
@@ -283,6 +297,28 @@ public final class ReportWriter {
                         d.parameters().total(),
                         "changed_fraction",
                         estimate(d.parameters().fraction()));
+                metric(
+                        csv,
+                        source,
+                        "",
+                        "drift",
+                        "parameters_without_embeddings",
+                        d.parameters().totalWithoutEmbeddings(),
+                        "changed_fraction",
+                        estimate(d.parameters().fractionWithoutEmbeddings()));
+                d.parameters()
+                        .relativeChange()
+                        .forEach(
+                                (tensor, change) ->
+                                        metric(
+                                                csv,
+                                                source,
+                                                "",
+                                                "drift_tensor",
+                                                tensor,
+                                                "",
+                                                "relative_change",
+                                                estimate(change)));
                 for (final Map.Entry<String, Double> e : d.kl().entrySet()) {
                     final int n = d.texts().getOrDefault(e.getKey(), 0);
                     metric(csv, source, "", "drift", e.getKey(), n, "kl", estimate(e.getValue()));
@@ -349,13 +385,14 @@ public final class ReportWriter {
         metric(csv, source, set, type, group, f.transitions(), "similarity", f.similarity());
     }
 
+    /** One row; {@code n} is the group's size, blank where it has none (a tensor). */
     private static void metric(
             final CsvTable csv,
             final Source source,
             final String set,
             final String type,
             final String group,
-            final long n,
+            final Object n,
             final String metric,
             final Interval i) {
         csv.row(

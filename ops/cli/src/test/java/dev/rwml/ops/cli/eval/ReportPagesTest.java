@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rwml.evaluation.EvalReport;
 import dev.rwml.evaluation.Interval;
+import dev.rwml.evaluation.ParameterDrift;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -18,6 +20,14 @@ class ReportPagesTest {
         final Interval p = new Interval(pass, pass - 0.05, pass + 0.05);
         final EvalReport.Figures f = new EvalReport.Figures(100, p, p, p, p);
         return new EvalReport.SetResult(name, 100, 0, f, Map.of(), Map.of());
+    }
+
+    private static Map<String, Double> tensors(
+            final String first, final double a, final String second, final double b) {
+        final Map<String, Double> out = new LinkedHashMap<>();
+        out.put(first, a);
+        out.put(second, b);
+        return out;
     }
 
     private static EvalReport report() {
@@ -39,7 +49,21 @@ class ReportPagesTest {
                                 List.of(
                                         set("alfworld/valid_seen", 0.22),
                                         set("alfworld/valid_unseen", 0.208)),
-                                null,
+                                new EvalReport.Drift(
+                                        "demo@0",
+                                        new ParameterDrift(
+                                                925,
+                                                1000,
+                                                400,
+                                                600,
+                                                tensors(
+                                                        "tok_emb.weight",
+                                                        0.5,
+                                                        "blocks.0.ln1.bias",
+                                                        Double.NaN)),
+                                        Map.of("alfworld-older", 0.2),
+                                        Map.of("alfworld-older", 3.5),
+                                        Map.of("alfworld-older", 10)),
                                 1));
         final Interval i = new Interval(0.3, 0.25, 0.35);
         final Interval s = new Interval(12, 10, 14);
@@ -120,6 +144,16 @@ class ReportPagesTest {
                                 + " 12.000 [10.000, 14.000] | 0.210 [0.190, 0.230] |"
                                 + " 0.900 [0.850, 0.950] | 0.800 [0.750, 0.850] |"
                                 + " 0.290 [0.240, 0.340] | 0.190 [0.140, 0.240] |");
+        assertThat(md)
+                .contains(
+                        "| model | base | changed parameters | changed without embeddings |"
+                                + " KL on alfworld-older | perplexity on alfworld-older |")
+                .contains("| demo@15 | demo@0 | 0.9250 | 0.6667 | 0.2000 | 3.50 |")
+                .contains("| tensor | demo@15 |")
+                .contains("| tok_emb.weight | 0.5000 |")
+                .contains("| blocks.0.ln1.bias | - |");
+        assertThat(Files.readString(dir.resolve("figure-drift.csv")))
+                .contains("the same, without embeddings");
         assertThat(Files.readAllLines(dir.resolve("figure-pass.csv")))
                 .contains("alfworld/valid_seen,demo@15,0.220000,0.170000,0.270000");
         assertThat(dir.resolve("figure-agent-invalid.csv")).exists();

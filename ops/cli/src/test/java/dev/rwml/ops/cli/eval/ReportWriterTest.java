@@ -20,7 +20,7 @@ class ReportWriterTest {
         final EvalReport.Drift drift =
                 new EvalReport.Drift(
                         "tuned, v0",
-                        new ParameterDrift(3, 10),
+                        new ParameterDrift(3, 10, 1, 4, Map.of("blocks.0.mlp.weight", 0.02)),
                         Map.of("alfworld", 0.05),
                         Map.of("alfworld", 1.5),
                         Map.of("alfworld", 40));
@@ -76,6 +76,10 @@ class ReportWriterTest {
                                 + "0.220000,0.170000,0.270000",
                         "\"tuned, \"\"v3\"\"\",tuned,3,,drift,parameters,10,changed_fraction,"
                                 + "0.300000,,",
+                        "\"tuned, \"\"v3\"\"\",tuned,3,,drift,parameters_without_embeddings,4,"
+                                + "changed_fraction,0.250000,,",
+                        "\"tuned, \"\"v3\"\"\",tuned,3,,drift_tensor,blocks.0.mlp.weight,,"
+                                + "relative_change,0.020000,,",
                         "\"tuned, \"\"v3\"\"\",tuned,3,,drift,alfworld,40,kl,0.050000,,",
                         "\"tuned, \"\"v3\"\"\",tuned,3,,drift,alfworld,40,perplexity,1.500000,,",
                         "tuned,,,alfworld/valid_unseen,agent,all,20,invalid_rate,"
