@@ -40,16 +40,30 @@ public record EvalReport(
     public static final String NO_WORLD_MODEL = "no world model";
 
     /**
-     * The guided agent over the episodes of one split, intervals by a bootstrap over episodes.
+     * The guided agent over the episodes of one split, intervals by a bootstrap over episodes. A
+     * model's avoidance is judged as a classifier of the offered candidates (precision and recall
+     * of "does nothing" against the candidates drawn inadmissible) and against random avoidance at
+     * its own rate on the same episodes.
      *
      * @param set the held-out split
-     * @param agent {@link #NO_WORLD_MODEL} or the label of the model that guided it
+     * @param agent {@link #NO_WORLD_MODEL}, the label of the model that guided it, or that of the
+     *     random avoidance it is compared with
      * @param episodes episodes played
      * @param steps actions taken in all
      * @param invalidRate actions that did nothing per action taken
      * @param success episodes whose task was completed, per episode
      * @param stepsPerSuccess actions per completed episode, over completed episodes
-     * @param avoidedPerStep candidates avoided (predicted to do nothing) per action taken
+     * @param avoidanceRate offered candidates avoided (predicted to do nothing) per candidate
+     *     offered
+     * @param precision avoided candidates that were inadmissible, per avoided candidate
+     * @param recall inadmissible candidates avoided, per inadmissible candidate offered
+     * @param randomBaseline the agent avoiding candidates at random at this one's avoidance rate on
+     *     the same episodes and seeds, or null (the agent without a world model, and the baseline
+     *     itself, have none)
+     * @param invalidReduction the baseline's invalid-action rate minus this one's, paired by
+     *     episode (above 0: the model avoids better than chance), or null without a baseline
+     * @param rows the episodes, in episode order, for paired comparisons ({@link
+     *     AgentEvaluation#invalidRateDifference})
      */
     public record AgentResult(
             String set,
@@ -59,7 +73,17 @@ public record EvalReport(
             Interval invalidRate,
             Interval success,
             Interval stepsPerSuccess,
-            double avoidedPerStep) {}
+            Interval avoidanceRate,
+            Interval precision,
+            Interval recall,
+            AgentResult randomBaseline,
+            Interval invalidReduction,
+            List<GuidedAgent.Episode> rows) {
+
+        public AgentResult {
+            rows = List.copyOf(rows);
+        }
+    }
 
     /**
      * The figures of one group of transitions.

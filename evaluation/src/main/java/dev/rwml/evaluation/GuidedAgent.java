@@ -11,20 +11,21 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
+import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
  * The downstream check of a world model: an agent that, at each step, has a few candidate actions
- * (the epsilon-expert's draws, some of them inadmissible, and one draw without inadmissible ones
- * last, so one admissible candidate always exists), asks the world model for each candidate's next
- * observation, and takes the first one not predicted to do nothing ({@code Nothing happens.} in
- * ALFWorld, an {@code Error:} result in tau2). Without a world model it takes the first candidate.
+ * (the epsilon-expert's draws, some of them inadmissible, and one draw without inadmissible ones at
+ * a random position, so one admissible candidate always exists but its place tells nothing), asks
+ * the world model for each candidate's next observation, and takes the first one not predicted to
+ * do nothing ({@code Nothing happens.} in ALFWorld, an {@code Error:} result in tau2). Without a
+ * world model it takes the first candidate.
  *
- * <p>Both agents draw the same candidates in the same state (the candidates are drawn before the
+ * <p>Every agent draws the same candidates in the same state (the candidates are drawn before the
  * world model is asked), so they act alike until the guided agent avoids a candidate. An episode is
  * a pure function of (source, episode number, seed, settings, predictions).
  */
@@ -44,9 +45,10 @@ public final class GuidedAgent {
      * The agent's settings.
      *
      * @param episodes episodes per held-out split
-     * @param candidates candidate actions per step, at least 2 (the last never inadmissible)
+     * @param candidates candidate actions per step, at least 2 (one, at a random position, never
+     *     inadmissible)
      * @param epsilon probability that a draw is a random admissible action
-     * @param invalidRate probability that a draw (other than the last) is inadmissible
+     * @param invalidRate probability that a draw (other than the admissible one) is inadmissible
      */
     public record Settings(int episodes, int candidates, double epsilon, double invalidRate) {
         public Settings {
@@ -66,14 +68,38 @@ public final class GuidedAgent {
     }
 
     /**
-     * One episode.
+     * One episode, with what the world model told apart: the candidates of each step with more than
+     * one are offered to it (to every agent alike, so the agent without a world model offers the
+     * same kind of candidates and avoids none).
      *
+     * @param episode the episode number (the same game for every agent)
      * @param steps actions taken
      * @param invalid actions whose result did nothing
      * @param success whether the task was completed (a positive reward)
-     * @param avoided candidates the agent did not take because they were predicted to do nothing
+     * @param offered candidates offered to the world model
+     * @param invalidOffered offered candidates that were drawn inadmissible
+     * @param avoided offered candidates predicted to do nothing (passed over unless every candidate
+     *     of the step was)
+     * @param avoidedInvalid avoided candidates that were drawn inadmissible
      */
-    public record Episode(int steps, int invalid, boolean success, int avoided) {}
+    public record Episode(
+            int episode,
+            int steps,
+            int invalid,
+            boolean success,
+            int offered,
+            int invalidOffered,
+            int avoided,
+            int avoidedInvalid) {}
+
+    /** A candidate action, and whether it was drawn inadmissible. */
+    record Candidate(String action, boolean inadmissible) {}
+
+    /** What a world model says of an action that does nothing (ALFWorld's words). */
+    private static final String NOTHING = "Nothing happens.";
+
+    /** Salts the random avoidance's draws, so they are not the episode's own. */
+    private static final long RANDOM_AVOIDANCE = Bootstrap.fnv("random avoidance");
 
     private final Settings settings;
 
@@ -106,35 +132,40 @@ public final class GuidedAgent {
         final Deque<Turn> history = new ArrayDeque<>();
         int steps = 0;
         int invalid = 0;
+        int offered = 0;
+        int invalidOffered = 0;
         int avoided = 0;
+        int avoidedInvalid = 0;
         boolean success = false;
         while (!env.done() && steps < 1_000) {
-            final List<String> candidates = candidates(env, rng);
+            final List<Candidate> candidates = candidates(env, rng);
             int chosen = 0;
+            if (candidates.size() > 1) {
+                offered += candidates.size();
+                invalidOffered += (int) candidates.stream().filter(Candidate::inadmissible).count();
+            }
             if (foresight != null && candidates.size() > 1) {
                 final List<Transition> asked = new ArrayList<>();
-                for (final String c : candidates) {
-                    asked.add(transition(source, env, history, n, steps, c));
+                for (final Candidate c : candidates) {
+                    asked.add(transition(source, env, history, n, steps, c.action()));
                 }
                 final List<List<String>> predicted =
                         foresight.predict(asked, seed ^ Bootstrap.fnv(n + "/" + steps));
                 chosen = -1;
-                int passedOver = 0;
-                for (int i = 0; i < candidates.size() && chosen < 0; i++) {
+                for (int i = 0; i < candidates.size(); i++) {
                     if (predictsNothing(predicted.get(i))) {
-                        passedOver++;
-                    } else {
+                        avoided++;
+                        avoidedInvalid += candidates.get(i).inadmissible() ? 1 : 0;
+                    } else if (chosen < 0) {
                         chosen = i;
                     }
                 }
                 if (chosen < 0) {
                     // Everything is predicted to do nothing: act as the agent without a model.
                     chosen = 0;
-                    passedOver = 0;
                 }
-                avoided += passedOver;
             }
-            final String action = candidates.get(chosen);
+            final String action = candidates.get(chosen).action();
             final String observation = env.observation();
             final Environment.Step result = env.step(action);
             steps++;
@@ -147,7 +178,27 @@ public final class GuidedAgent {
                 history.removeFirst();
             }
         }
-        return new Episode(steps, invalid, success, avoided);
+        return new Episode(
+                n, steps, invalid, success, offered, invalidOffered, avoided, avoidedInvalid);
+    }
+
+    /**
+     * A world model that knows nothing: it predicts each candidate to do nothing with probability
+     * {@code rate}, independently, seeded by the step's seed. Played at a model's avoidance rate on
+     * the same episodes, it is the null agent a model must beat.
+     */
+    public static Foresight randomAvoidance(final double rate) {
+        if (!(rate >= 0 && rate <= 1)) {
+            throw new IllegalArgumentException("an avoidance rate is in [0, 1], got " + rate);
+        }
+        return (candidates, seed) -> {
+            final SplittableRandom random = new SplittableRandom(seed ^ RANDOM_AVOIDANCE);
+            final List<List<String>> out = new ArrayList<>();
+            for (int i = 0; i < candidates.size(); i++) {
+                out.add(random.nextDouble() < rate ? List.of(NOTHING) : List.of());
+            }
+            return out;
+        };
     }
 
     /** Avoided when at least half of the parsed samples say the action does nothing. */
@@ -163,25 +214,28 @@ public final class GuidedAgent {
         return parsed > 0 && 2 * nothing >= parsed;
     }
 
-    /** The step's candidates, distinct, in draw order; the rng advances the same either way. */
-    List<String> candidates(final Environment env, final SplittableRandom rng) {
-        final Set<String> out = new LinkedHashSet<>();
+    /**
+     * The step's candidates, distinct, in draw order; one draw at a random position is never
+     * inadmissible. The rng advances the same whatever the agent does with them.
+     */
+    List<Candidate> candidates(final Environment env, final SplittableRandom rng) {
+        final int admissibleDraw = rng.nextInt(settings.candidates());
+        final Map<String, Candidate> out = new LinkedHashMap<>();
         for (int i = 0; i < settings.candidates(); i++) {
-            final boolean last = i == settings.candidates() - 1;
             final double draw = rng.nextDouble();
-            final String action;
-            if (!last && draw < settings.invalidRate()) {
-                action = env.inadmissibleAction(rng);
+            final Candidate candidate;
+            if (i != admissibleDraw && draw < settings.invalidRate()) {
+                candidate = new Candidate(env.inadmissibleAction(rng), true);
             } else if (draw < settings.invalidRate() + settings.epsilon()
                     || env.expertAction().isEmpty()) {
                 final List<String> admissible = env.admissibleActions();
-                action = admissible.get(rng.nextInt(admissible.size()));
+                candidate = new Candidate(admissible.get(rng.nextInt(admissible.size())), false);
             } else {
-                action = env.expertAction().get();
+                candidate = new Candidate(env.expertAction().get(), false);
             }
-            out.add(action);
+            out.putIfAbsent(candidate.action(), candidate);
         }
-        return new ArrayList<>(out);
+        return new ArrayList<>(out.values());
     }
 
     /** The transition the world model is asked about: what the agent sees, and the candidate. */

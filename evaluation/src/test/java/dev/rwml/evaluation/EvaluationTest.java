@@ -65,6 +65,7 @@ class EvaluationTest {
         texts.put(
                 "alfworld", HeldOutSet.generate("alfworld/valid_unseen", 6, 7, 0.3).transitions());
         texts.put("tau2", HeldOutSet.generate("tau2/test", 6, 7, 0.3).transitions());
+        texts.put("alfworld-older", olderGrammar(6));
         // A base that writes the output format: a few SFT steps on training episodes of both
         // environments, so samples parse and their similarities vary with the seed.
         final List<Transition> slice = new ArrayList<>();
@@ -106,6 +107,31 @@ class EvaluationTest {
         Files.write(
                 dir.resolve("tiny-v1.zip"),
                 new Checkpoint(1, v0.config(), tokenizer, moved, Map.of()).toBytes());
+    }
+
+    /**
+     * Held-out ALFWorld text in the older release's grammar ({@code put X in/on Y}, {@code loc N}),
+     * out of the domain the models were trained on: episodes of valid_unseen as {@link
+     * HeldOutSet#generate} plays them, from an older-grammar source.
+     */
+    private static List<Transition> olderGrammar(final int count) {
+        final EpisodeRunner runner =
+                EpisodeRunner.withClock(Clock.fixed(Instant.EPOCH, ZoneOffset.UTC));
+        final List<Transition> out = new ArrayList<>();
+        for (int n = 0; out.size() < count; n++) {
+            for (final Transition t :
+                    runner.run(
+                            EnvKind.ALFWORLD.source("valid_unseen", Grammar.OLDER),
+                            PolicyKind.EPSILON.agent(0.3, PolicyKind.DEFAULT_INVALID_RATE),
+                            HeldOutSet.AGENT_ID,
+                            7,
+                            n)) {
+                if (out.size() < count) {
+                    out.add(t);
+                }
+            }
+        }
+        return out;
     }
 
     private static EvalReport evaluate(final long seed) {
@@ -164,5 +190,31 @@ class EvaluationTest {
         assertThat(moved.kl().get("alfworld")).isBetween(1e-9, 10.0);
         assertThat(moved.texts().get("alfworld")).isPositive();
         assertThat(moved.perplexity().get("alfworld")).isGreaterThan(1.0);
+        assertThat(moved.parameters().fractionWithoutEmbeddings()).isBetween(0.05, 0.15);
+        assertThat(moved.parameters().totalWithoutEmbeddings())
+                .isLessThan(moved.parameters().total());
+        // Every tenth value scaled by 1.05: a relative change of about 0.05 / sqrt(10).
+        assertThat(moved.parameters().relativeChange().get("tok_emb.weight"))
+                .isBetween(0.005, 0.05);
+        assertThat(self.parameters().relativeChange().values()).containsOnly(0.0);
+    }
+
+    @Test
+    void shouldReportPerplexityAndKlOnEveryNamedTextSetOutOfDomainToo() {
+        assertThat(texts.get("alfworld-older"))
+                .as("the older grammar's arrivals name locations")
+                .anyMatch(t -> t.getNextObservation().startsWith("You arrive at loc "));
+        final EvalReport report = evaluate(7);
+        final EvalReport.Drift self = report.models().get(0).drift();
+        final EvalReport.Drift moved = report.models().get(1).drift();
+        assertThat(moved.perplexity()).containsOnlyKeys("alfworld", "tau2", "alfworld-older");
+        assertThat(moved.kl()).containsOnlyKeys("alfworld", "tau2", "alfworld-older");
+        assertThat(moved.texts().get("alfworld-older")).isPositive();
+        assertThat(moved.perplexity().get("alfworld-older"))
+                .isGreaterThan(1.0)
+                .isNotEqualTo(moved.perplexity().get("alfworld"));
+        assertThat(moved.kl().get("alfworld-older")).isBetween(1e-9, 10.0);
+        assertThat(self.kl().get("alfworld-older"))
+                .isCloseTo(0.0, org.assertj.core.api.Assertions.within(1e-6));
     }
 }

@@ -1,6 +1,8 @@
 package dev.rwml.evaluation;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import dev.rwml.env.EnvironmentSource;
 import dev.rwml.events.Transition;
@@ -68,7 +70,128 @@ class GuidedAgentTest {
                                                 org.assertj.core.groups.Tuple.tuple(
                                                         e.steps(), e.invalid()))
                                 .toList());
-        assertThat(guided).extracting(GuidedAgent.Episode::avoided).containsOnly(0);
+        assertThat(guided)
+                .allSatisfy(e -> assertThat(e.avoided()).isEqualTo(e.offered()))
+                .anySatisfy(e -> assertThat(e.offered()).isPositive());
+    }
+
+    @Test
+    void shouldPutTheAlwaysAdmissibleCandidateAtEveryPosition() {
+        final GuidedAgent agent = new GuidedAgent(SETTINGS);
+        final java.util.Set<Integer> onlyAdmissibleAt = new java.util.TreeSet<>();
+        int lastInadmissible = 0;
+        for (int n = 0; n < 40; n++) {
+            final dev.rwml.env.Environment env = SOURCE.create(n);
+            final java.util.SplittableRandom rng = new java.util.SplittableRandom(n);
+            while (!env.done()) {
+                final List<GuidedAgent.Candidate> candidates = agent.candidates(env, rng);
+                assertThat(candidates).anyMatch(c -> !c.inadmissible());
+                for (final GuidedAgent.Candidate c : candidates) {
+                    assertThat(env.admissibleActions().contains(c.action()))
+                            .as(c.action())
+                            .isNotEqualTo(c.inadmissible());
+                }
+                final List<Integer> admissible = new ArrayList<>();
+                for (int i = 0; i < candidates.size(); i++) {
+                    if (!candidates.get(i).inadmissible()) {
+                        admissible.add(i);
+                    }
+                }
+                if (candidates.size() == SETTINGS.candidates() && admissible.size() == 1) {
+                    onlyAdmissibleAt.add(admissible.get(0));
+                }
+                lastInadmissible += candidates.get(candidates.size() - 1).inadmissible() ? 1 : 0;
+                env.step(env.expertAction().orElse(env.admissibleActions().get(0)));
+            }
+        }
+        assertThat(onlyAdmissibleAt).containsExactly(0, 1, 2);
+        assertThat(lastInadmissible).isPositive();
+    }
+
+    /** Plays 60 episodes of a split guided by {@code foresight}, with its random baseline. */
+    private static EvalReport.AgentResult playSixty(final GuidedAgent.Foresight foresight) {
+        return new AgentEvaluation(
+                        List.of("alfworld/valid_unseen"),
+                        new GuidedAgent.Settings(60, 3, 0.2, 0.3),
+                        7,
+                        500,
+                        1)
+                .play("model", foresight, Evaluation.Progress.NONE)
+                .get(0);
+    }
+
+    @Test
+    void shouldGiveAModelThatKnowsTheRulesFullPrecisionAndRecallAndBeatRandomAvoidance() {
+        final EvalReport.AgentResult r = playSixty(KNOWS_THE_RULES);
+        assertThat(r.rows()).hasSize(60);
+        assertThat(r.precision().estimate()).isEqualTo(1.0);
+        assertThat(r.recall().estimate()).isEqualTo(1.0);
+        assertThat(r.avoidanceRate().estimate()).isBetween(0.05, 0.5);
+        final EvalReport.AgentResult random = r.randomBaseline();
+        assertThat(random.agent()).isEqualTo("random avoidance at model");
+        assertThat(random.rows())
+                .extracting(GuidedAgent.Episode::episode)
+                .isEqualTo(r.rows().stream().map(GuidedAgent.Episode::episode).toList());
+        assertThat(random.avoidanceRate().estimate())
+                .isCloseTo(r.avoidanceRate().estimate(), within(0.05));
+        assertThat(random.randomBaseline()).isNull();
+        assertThat(random.invalidRate().estimate()).isPositive();
+        assertThat(r.invalidReduction().estimate())
+                .isEqualTo(random.invalidRate().estimate() - r.invalidRate().estimate());
+        assertThat(r.invalidReduction().low()).isPositive();
+    }
+
+    @Test
+    void shouldNotTellAModelThatAvoidsAtRandomFromItsRandomBaseline() {
+        final GuidedAgent.Foresight guesses =
+                (candidates, seed) -> {
+                    final java.util.SplittableRandom random =
+                            new java.util.SplittableRandom(seed ^ 0x5EED);
+                    return candidates.stream()
+                            .map(
+                                    c ->
+                                            random.nextDouble() < 0.3
+                                                    ? List.of("Nothing happens.")
+                                                    : List.of("You arrive at somewhere."))
+                            .toList();
+                };
+        final EvalReport.AgentResult r = playSixty(guesses);
+        assertThat(r.avoidanceRate().estimate()).isBetween(0.2, 0.4);
+        assertThat(r.precision().estimate()).isLessThan(0.6);
+        assertThat(r.invalidReduction().covers(0)).as(r.invalidReduction().format()).isTrue();
+        assertThat(r.invalidReduction().high() - r.invalidReduction().low()).isPositive();
+    }
+
+    @Test
+    void shouldPairAnAgentWithItselfToNoDifferenceAndRefuseOtherEpisodes() {
+        final AgentEvaluation evaluation =
+                new AgentEvaluation(
+                        List.of("alfworld/valid_unseen"),
+                        new GuidedAgent.Settings(6, 3, 0.2, 0.3),
+                        7,
+                        200,
+                        1);
+        final EvalReport.AgentResult none =
+                evaluation.play(EvalReport.NO_WORLD_MODEL, null, Evaluation.Progress.NONE).get(0);
+        assertThat(none.randomBaseline()).isNull();
+        assertThat(none.invalidReduction()).isNull();
+        assertThat(none.avoidanceRate().estimate()).isZero();
+        assertThat(none.recall().estimate()).isZero();
+        assertThat(none.precision().estimate()).isNaN();
+        assertThat(AgentEvaluation.invalidRateDifference(none, none, 200, 7))
+                .isEqualTo(new Interval(0, 0, 0));
+        final EvalReport.AgentResult fewer =
+                new AgentEvaluation(
+                                List.of("alfworld/valid_unseen"),
+                                new GuidedAgent.Settings(5, 3, 0.2, 0.3),
+                                7,
+                                200,
+                                1)
+                        .play(EvalReport.NO_WORLD_MODEL, null, Evaluation.Progress.NONE)
+                        .get(0);
+        assertThatThrownBy(() -> AgentEvaluation.invalidRateDifference(none, fewer, 200, 7))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("the same episodes");
     }
 
     @Test
@@ -78,7 +201,7 @@ class GuidedAgentTest {
                         List.of("alfworld/valid_unseen"),
                         new GuidedAgent.Settings(6, 3, 0.2, 0.3),
                         7,
-                        new Bootstrap(200, 7),
+                        200,
                         1);
         final List<EvalReport.AgentResult> first =
                 evaluation.play("rules", KNOWS_THE_RULES, Evaluation.Progress.NONE);

@@ -2,6 +2,7 @@ package dev.rwml.evaluation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import dev.rwml.worldmodel.model.Tensor;
 import java.util.LinkedHashMap;
@@ -28,13 +29,53 @@ class ParameterDriftTest {
         assertThat(drift.changed()).isEqualTo(3);
         assertThat(drift.total()).isEqualTo(7);
         assertThat(drift.fraction()).isEqualTo(3.0 / 7);
+        assertThat(drift.relativeChange()).containsOnlyKeys("a", "b");
+        // ||(0.0005, 0.002, 4, 0)|| / ||(1, 1, -2, 0)||
+        assertThat(drift.relativeChange().get("a"))
+                .isCloseTo(Math.sqrt((0.0005 * 0.0005 + 0.002 * 0.002 + 16) / 6), within(1e-6));
+    }
+
+    @Test
+    void shouldCountChangesWithoutTheEmbeddingTablesAndRelateEachTensorsChangeToItsNorm() {
+        final Map<String, Tensor> base = new LinkedHashMap<>();
+        base.put("tok_emb.weight", new Tensor(new long[] {2, 2}, new float[] {1f, 2f, 3f, 4f}));
+        base.put("pos_emb.weight", new Tensor(new long[] {1, 2}, new float[] {1f, 1f}));
+        base.put("blocks.0.ln1.bias", new Tensor(new long[] {2}, new float[] {0f, 0f}));
+        base.put("blocks.0.mlp.weight", new Tensor(new long[] {2}, new float[] {3f, 4f}));
+        final Map<String, Tensor> model = new LinkedHashMap<>();
+        model.put("tok_emb.weight", new Tensor(new long[] {2, 2}, new float[] {2f, 3f, 4f, 5f}));
+        model.put("pos_emb.weight", new Tensor(new long[] {1, 2}, new float[] {1f, 1f}));
+        model.put("blocks.0.ln1.bias", new Tensor(new long[] {2}, new float[] {0.1f, 0f}));
+        model.put("blocks.0.mlp.weight", new Tensor(new long[] {2}, new float[] {3f, 4f}));
+
+        final ParameterDrift drift = ParameterDrift.between(base, model);
+
+        assertThat(drift.changed()).isEqualTo(5);
+        assertThat(drift.total()).isEqualTo(10);
+        assertThat(drift.changedWithoutEmbeddings()).isEqualTo(1);
+        assertThat(drift.totalWithoutEmbeddings()).isEqualTo(4);
+        assertThat(drift.fractionWithoutEmbeddings()).isEqualTo(0.25);
+        assertThat(drift.relativeChange().keySet())
+                .containsExactly(
+                        "tok_emb.weight",
+                        "pos_emb.weight",
+                        "blocks.0.ln1.bias",
+                        "blocks.0.mlp.weight");
+        assertThat(drift.relativeChange().get("tok_emb.weight"))
+                .isCloseTo(2 / Math.sqrt(30), within(1e-9));
+        assertThat(drift.relativeChange().get("pos_emb.weight")).isZero();
+        assertThat(drift.relativeChange().get("blocks.0.ln1.bias"))
+                .as("a tensor that moved from zeros has no relative change")
+                .isNaN();
+        assertThat(drift.relativeChange().get("blocks.0.mlp.weight")).isZero();
     }
 
     @Test
     void shouldFindNothingChangedBetweenAModelAndItself() {
         final Map<String, Tensor> w =
                 Map.of("w", new Tensor(new long[] {2}, new float[] {3f, -4f}));
-        assertThat(ParameterDrift.between(w, w)).isEqualTo(new ParameterDrift(0, 2));
+        assertThat(ParameterDrift.between(w, w))
+                .isEqualTo(new ParameterDrift(0, 2, 0, 2, Map.of("w", 0.0)));
     }
 
     @Test

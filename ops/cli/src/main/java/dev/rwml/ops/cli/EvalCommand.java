@@ -1,7 +1,6 @@
 package dev.rwml.ops.cli;
 
 import dev.rwml.evaluation.AgentEvaluation;
-import dev.rwml.evaluation.Bootstrap;
 import dev.rwml.evaluation.EvalReport;
 import dev.rwml.evaluation.EvalSettings;
 import dev.rwml.evaluation.Evaluation;
@@ -172,10 +171,13 @@ final class EvalCommand implements Callable<Integer> {
             description =
                     "Also play the world-model-guided agent: at each step it draws"
                             + " --agent-candidates actions from the epsilon-expert (some"
-                            + " inadmissible; the last draw never is), asks each model for every"
-                            + " candidate's next observation and takes the first not predicted to"
-                            + " do nothing (Nothing happens. / Error:); reported against the same"
-                            + " agent without a world model (which takes the first candidate).")
+                            + " inadmissible; one draw at a random position never is), asks each"
+                            + " model for every candidate's next observation and takes the first"
+                            + " not predicted to do nothing (Nothing happens. / Error:); reported"
+                            + " with the avoidance's precision and recall, against the same agent"
+                            + " without a world model (which takes the first candidate) and against"
+                            + " random avoidance at the model's avoidance rate on the same"
+                            + " episodes.")
     private boolean agent;
 
     @Option(
@@ -212,8 +214,8 @@ final class EvalCommand implements Callable<Integer> {
             names = "--agent-invalid-rate",
             defaultValue = "0.3",
             description =
-                    "Probability that a candidate (other than the last) is inadmissible (default:"
-                            + " ${DEFAULT-VALUE}).")
+                    "Probability that a candidate (other than the one always admissible) is"
+                            + " inadmissible (default: ${DEFAULT-VALUE}).")
     private double agentInvalidRate;
 
     @Option(
@@ -320,7 +322,7 @@ final class EvalCommand implements Callable<Integer> {
                     new GuidedAgent.Settings(
                             agentEpisodes, agentCandidates, agentEpsilon, agentInvalidRate),
                     seed,
-                    new Bootstrap(settings.bootstrap(), settings.seed()),
+                    settings.bootstrap(),
                     agentSamples);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());

@@ -1,7 +1,6 @@
 package dev.rwml.ops.cli.bench;
 
 import dev.rwml.evaluation.AgentEvaluation;
-import dev.rwml.evaluation.Bootstrap;
 import dev.rwml.evaluation.EvalReport;
 import dev.rwml.evaluation.EvalSettings;
 import dev.rwml.evaluation.Evaluation;
@@ -100,7 +99,7 @@ final class BenchEvaluation {
                 List.of(UNSEEN),
                 new GuidedAgent.Settings(settings.agentEpisodes(), 3, 0.2, 0.3),
                 DemoSettings.SEED,
-                new Bootstrap(settings.bootstrap(), DemoSettings.SEED),
+                settings.bootstrap(),
                 1);
     }
 }

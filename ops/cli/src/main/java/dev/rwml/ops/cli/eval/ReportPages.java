@@ -89,36 +89,51 @@ public final class ReportPages {
                                     "changed parameters (fraction of all)")
                             .categories(drifted.stream().map(m -> m.label()).toList());
             final double[] xs = new double[drifted.size()];
-            final double[] ys = new double[drifted.size()];
+            final double[] all = new double[drifted.size()];
+            final double[] outside = new double[drifted.size()];
             for (int i = 0; i < xs.length; i++) {
                 xs[i] = i;
-                ys[i] = drifted.get(i).drift().parameters().fraction();
+                all[i] = drifted.get(i).drift().parameters().fraction();
+                outside[i] = drifted.get(i).drift().parameters().fractionWithoutEmbeddings();
             }
-            chart.add(new LineChart.Series("|w' - w| > 1e-3 max(|w|, |w'|)", xs, ys, false));
+            chart.add(new LineChart.Series("|w' - w| > 1e-3 max(|w|, |w'|)", xs, all, false));
+            chart.add(new LineChart.Series("the same, without embeddings", xs, outside, false));
             out.add(new Figure("drift", "Fraction of parameters changed from the base", chart));
         }
         if (!report.agents().isEmpty()) {
             out.add(
                     agentFigure(
-                            report,
+                            withRandomBaselines(report.agents()),
                             "agent-invalid",
                             "Guided agent: invalid-action rate",
                             "actions that did nothing (fraction of actions)",
                             EvalReport.AgentResult::invalidRate));
             out.add(
                     agentFigure(
-                            report,
+                            report.agents(),
                             "agent-success",
                             "Guided agent: task success",
                             "episodes completed (fraction)",
                             EvalReport.AgentResult::success));
             out.add(
                     agentFigure(
-                            report,
+                            report.agents(),
                             "agent-steps",
                             "Guided agent: steps per success",
                             "actions per completed episode (steps)",
                             EvalReport.AgentResult::stepsPerSuccess));
+        }
+        if (report.agents().stream().anyMatch(a -> a.invalidReduction() != null)) {
+            out.add(
+                    agentFigure(
+                            report.agents().stream()
+                                    .filter(a -> a.invalidReduction() != null)
+                                    .toList(),
+                            "agent-reduction",
+                            "Guided agent: invalid-action rate of random avoidance at the"
+                                    + " model's rate minus the model's (paired by episode)",
+                            "reduction in invalid-action rate (above 0: better than chance)",
+                            EvalReport.AgentResult::invalidReduction));
         }
         return out;
     }
@@ -151,15 +166,28 @@ public final class ReportPages {
         return new Figure(name, title, chart);
     }
 
+    /** Each agent's result followed by its random-avoidance baseline, if it has one. */
+    private static List<EvalReport.AgentResult> withRandomBaselines(
+            final List<EvalReport.AgentResult> results) {
+        final List<EvalReport.AgentResult> out = new ArrayList<>();
+        for (final EvalReport.AgentResult a : results) {
+            out.add(a);
+            if (a.randomBaseline() != null) {
+                out.add(a.randomBaseline());
+            }
+        }
+        return out;
+    }
+
     private static Figure agentFigure(
-            final EvalReport report,
+            final List<EvalReport.AgentResult> results,
             final String name,
             final String title,
             final String yLabel,
             final Function<EvalReport.AgentResult, Interval> metric) {
         final Set<String> agents = new LinkedHashSet<>();
         final Map<String, Map<String, EvalReport.AgentResult>> bySplit = new LinkedHashMap<>();
-        for (final EvalReport.AgentResult a : report.agents()) {
+        for (final EvalReport.AgentResult a : results) {
             agents.add(a.agent());
             bySplit.computeIfAbsent(a.set(), k -> new LinkedHashMap<>()).put(a.agent(), a);
         }
@@ -167,10 +195,10 @@ public final class ReportPages {
         final LineChart chart = new LineChart(title, "world model guiding the agent", yLabel);
         chart.categories(names);
         bySplit.forEach(
-                (split, results) -> {
+                (split, agentsOfSplit) -> {
                     final double[][] v = new double[4][names.size()];
                     for (int i = 0; i < names.size(); i++) {
-                        final EvalReport.AgentResult r = results.get(names.get(i));
+                        final EvalReport.AgentResult r = agentsOfSplit.get(names.get(i));
                         final Interval in =
                                 r == null
                                         ? new Interval(Double.NaN, Double.NaN, Double.NaN)
@@ -206,20 +234,19 @@ public final class ReportPages {
             out.add(setTable(report, "Exact match", f -> f.exact()));
             out.add(setTable(report, "Mean similarity", f -> f.similarity()));
         }
-        if (!report.agents().isEmpty()) {
-            out.add(agentTable(report, "invalid-action rate", EvalReport.AgentResult::invalidRate));
-            out.add(agentTable(report, "task success", EvalReport.AgentResult::success));
-            out.add(
-                    agentTable(
-                            report, "steps per success", EvalReport.AgentResult::stepsPerSuccess));
-        }
+        out.addAll(agentTables(report));
         final List<EvalReport.ModelResult> drifted =
                 report.models().stream().filter(m -> m.drift() != null).toList();
         if (!drifted.isEmpty()) {
             final Set<String> texts = new LinkedHashSet<>();
             drifted.forEach(m -> texts.addAll(m.drift().kl().keySet()));
             final List<String> header =
-                    new ArrayList<>(List.of("model", "base", "changed parameters"));
+                    new ArrayList<>(
+                            List.of(
+                                    "model",
+                                    "base",
+                                    "changed parameters",
+                                    "changed without embeddings"));
             texts.forEach(t -> header.add("KL on " + t));
             texts.forEach(t -> header.add("perplexity on " + t));
             final List<List<String>> rows = new ArrayList<>();
@@ -229,45 +256,91 @@ public final class ReportPages {
                 row.add(m.label());
                 row.add(d.baseLabel());
                 row.add(String.format(Locale.ROOT, "%.4f", d.parameters().fraction()));
+                row.add(
+                        String.format(
+                                Locale.ROOT, "%.4f", d.parameters().fractionWithoutEmbeddings()));
                 texts.forEach(t -> row.add(number(d.kl().getOrDefault(t, Double.NaN), "%.4f")));
                 texts.forEach(
                         t -> row.add(number(d.perplexity().getOrDefault(t, Double.NaN), "%.2f")));
                 rows.add(row);
             }
             out.add(new Table("Drift from the base", header, rows));
+            out.add(tensorTable(drifted));
         }
         return out;
     }
 
-    /** One metric of the guided agent: agent x split. */
-    private static Table agentTable(
-            final EvalReport report,
-            final String metric,
-            final Function<EvalReport.AgentResult, Interval> value) {
-        final List<String> splits = new ArrayList<>();
-        final Map<String, List<String>> rows = new LinkedHashMap<>();
-        for (final EvalReport.AgentResult a : report.agents()) {
-            if (!splits.contains(a.set())) {
-                splits.add(a.set());
-            }
+    /** Each tensor's relative change ||w' - w|| / ||w||: tensor x model. */
+    private static Table tensorTable(final List<EvalReport.ModelResult> drifted) {
+        final Set<String> tensors = new LinkedHashSet<>();
+        drifted.forEach(m -> tensors.addAll(m.drift().parameters().relativeChange().keySet()));
+        final List<String> header = new ArrayList<>(List.of("tensor"));
+        drifted.forEach(m -> header.add(m.label()));
+        final List<List<String>> rows = new ArrayList<>();
+        for (final String tensor : tensors) {
+            final List<String> row = new ArrayList<>(List.of(tensor));
+            drifted.forEach(
+                    m ->
+                            row.add(
+                                    number(
+                                            m.drift()
+                                                    .parameters()
+                                                    .relativeChange()
+                                                    .getOrDefault(tensor, Double.NaN),
+                                            "%.4f")));
+            rows.add(row);
         }
-        for (final EvalReport.AgentResult a : report.agents()) {
-            final List<String> row =
-                    rows.computeIfAbsent(
-                            a.agent(),
-                            k -> {
-                                final List<String> r = new ArrayList<>(List.of(k));
-                                splits.forEach(x -> r.add("-"));
-                                return r;
-                            });
-            row.set(1 + splits.indexOf(a.set()), value.apply(a).format());
-        }
-        final List<String> header = new ArrayList<>(List.of("agent"));
-        header.addAll(splits);
         return new Table(
-                "Guided agent: " + metric + " (" + report.agent() + ")",
+                "Relative change per tensor, ||w' - w|| / ||w|| (- where the base's tensor is zero)",
                 header,
-                List.copyOf(rows.values()));
+                rows);
+    }
+
+    /**
+     * The guided agent, one table per split: each agent's figures, and a model's random-avoidance
+     * baseline beside it.
+     */
+    private static List<Table> agentTables(final EvalReport report) {
+        final Map<String, List<List<String>>> bySplit = new LinkedHashMap<>();
+        for (final EvalReport.AgentResult a : report.agents()) {
+            final EvalReport.AgentResult random = a.randomBaseline();
+            bySplit.computeIfAbsent(a.set(), k -> new ArrayList<>())
+                    .add(
+                            List.of(
+                                    a.agent(),
+                                    Integer.toString(a.episodes()),
+                                    ReportWriter.format(a.invalidRate()),
+                                    ReportWriter.format(a.success()),
+                                    ReportWriter.format(a.stepsPerSuccess()),
+                                    ReportWriter.format(a.avoidanceRate()),
+                                    ReportWriter.format(a.precision()),
+                                    ReportWriter.format(a.recall()),
+                                    random == null
+                                            ? "-"
+                                            : ReportWriter.format(random.invalidRate()),
+                                    ReportWriter.format(a.invalidReduction())));
+        }
+        final List<String> header =
+                List.of(
+                        "agent",
+                        "episodes",
+                        "invalid-action rate",
+                        "success",
+                        "steps per success",
+                        "avoidance rate",
+                        "avoidance precision",
+                        "avoidance recall",
+                        "random avoidance: invalid-action rate",
+                        "reduction vs random (paired by episode)");
+        final List<Table> out = new ArrayList<>();
+        bySplit.forEach(
+                (split, rows) ->
+                        out.add(
+                                new Table(
+                                        "Guided agent on " + split + " (" + report.agent() + ")",
+                                        header,
+                                        rows)));
+        return out;
     }
 
     private static Table setTable(

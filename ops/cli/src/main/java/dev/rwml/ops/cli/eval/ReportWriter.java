@@ -85,7 +85,13 @@ public final class ReportWriter {
         report.models().stream()
                 .filter(m -> m.drift() != null)
                 .forEach(m -> texts.addAll(m.drift().kl().keySet()));
-        final List<String> head = new ArrayList<>(List.of("model", "base", "changed parameters"));
+        final List<String> head =
+                new ArrayList<>(
+                        List.of(
+                                "model",
+                                "base",
+                                "changed parameters",
+                                "changed without embeddings"));
         texts.forEach(t -> head.add("KL on " + t));
         texts.forEach(t -> head.add("perplexity on " + t));
         drift.add(head);
@@ -104,6 +110,13 @@ public final class ReportWriter {
                             d.parameters().fraction(),
                             d.parameters().changed(),
                             d.parameters().total()));
+            row.add(
+                    String.format(
+                            Locale.ROOT,
+                            "%.4f (%d of %d)",
+                            d.parameters().fractionWithoutEmbeddings(),
+                            d.parameters().changedWithoutEmbeddings(),
+                            d.parameters().totalWithoutEmbeddings()));
             texts.forEach(t -> row.add(number(d.kl().getOrDefault(t, Double.NaN), "%.4f")));
             texts.forEach(t -> row.add(number(d.perplexity().getOrDefault(t, Double.NaN), "%.2f")));
             drift.add(row);
@@ -111,8 +124,9 @@ public final class ReportWriter {
         out.println();
         if (drift.size() > 1) {
             out.println(
-                    "drift from the run's version 0 (KL(model || base) per target token and"
-                            + " perplexity, teacher-forced on held-out text)");
+                    "drift from the run's version 0 (changed parameters over all tensors and"
+                            + " without the token and position embeddings; KL(model || base) per"
+                            + " target token and perplexity, teacher-forced on held-out text)");
             print(drift, out, "  ");
         } else {
             out.println("drift: no model has a base (version 0 of its run) to compare with");
@@ -128,7 +142,10 @@ public final class ReportWriter {
         out.println(
                 "world-model-guided agent: "
                         + report.agent()
-                        + "; intervals: 95% bootstrap over episodes");
+                        + "; intervals: 95% bootstrap over episodes; avoidance judged against the"
+                        + " candidates drawn inadmissible, and against random avoidance at the"
+                        + " model's rate on the same episodes (reduction: its invalid-action rate"
+                        + " minus the model's, paired by episode)");
         final List<List<String>> rows = new ArrayList<>();
         rows.add(
                 List.of(
@@ -138,20 +155,34 @@ public final class ReportWriter {
                         "invalid-action rate",
                         "success",
                         "steps per success",
-                        "avoided per step"));
+                        "avoidance rate",
+                        "precision",
+                        "recall",
+                        "random avoidance's invalid rate",
+                        "reduction vs random"));
         for (final EvalReport.AgentResult a : report.agents()) {
+            final EvalReport.AgentResult random = a.randomBaseline();
             rows.add(
                     List.of(
                             a.set(),
                             a.agent(),
                             Integer.toString(a.episodes()),
-                            a.invalidRate().format(),
-                            a.success().format(),
-                            a.stepsPerSuccess().format(),
-                            String.format(Locale.ROOT, "%.3f", a.avoidedPerStep())));
+                            format(a.invalidRate()),
+                            format(a.success()),
+                            format(a.stepsPerSuccess()),
+                            number(a.avoidanceRate().estimate(), "%.3f"),
+                            number(a.precision().estimate(), "%.3f"),
+                            number(a.recall().estimate(), "%.3f"),
+                            random == null ? "-" : format(random.invalidRate()),
+                            format(a.invalidReduction())));
         }
         rows.subList(1, rows.size()).sort((a, b) -> a.get(0).compareTo(b.get(0)));
         print(rows, out, "  ");
+    }
+
+    /** An interval, or {@code -} when there is none (no baseline, or nothing to divide by). */
+    static String format(final Interval interval) {
+        return interval == null || Double.isNaN(interval.estimate()) ? "-" : interval.format();
     }
 
     private static String skippedNote(final EvalReport report, final int s) {
@@ -266,6 +297,28 @@ public final class ReportWriter {
                         d.parameters().total(),
                         "changed_fraction",
                         estimate(d.parameters().fraction()));
+                metric(
+                        csv,
+                        source,
+                        "",
+                        "drift",
+                        "parameters_without_embeddings",
+                        d.parameters().totalWithoutEmbeddings(),
+                        "changed_fraction",
+                        estimate(d.parameters().fractionWithoutEmbeddings()));
+                d.parameters()
+                        .relativeChange()
+                        .forEach(
+                                (tensor, change) ->
+                                        metric(
+                                                csv,
+                                                source,
+                                                "",
+                                                "drift_tensor",
+                                                tensor,
+                                                "",
+                                                "relative_change",
+                                                estimate(change)));
                 for (final Map.Entry<String, Double> e : d.kl().entrySet()) {
                     final int n = d.texts().getOrDefault(e.getKey(), 0);
                     metric(csv, source, "", "drift", e.getKey(), n, "kl", estimate(e.getValue()));
@@ -289,15 +342,29 @@ public final class ReportWriter {
             metric(csv, source, set, "agent", "all", n, "invalid_rate", a.invalidRate());
             metric(csv, source, set, "agent", "all", n, "success", a.success());
             metric(csv, source, set, "agent", "all", n, "steps_per_success", a.stepsPerSuccess());
-            metric(
-                    csv,
-                    source,
-                    set,
-                    "agent",
-                    "all",
-                    n,
-                    "avoided_per_step",
-                    estimate(a.avoidedPerStep()));
+            metric(csv, source, set, "agent", "all", n, "avoidance_rate", a.avoidanceRate());
+            metric(csv, source, set, "agent", "all", n, "precision", a.precision());
+            metric(csv, source, set, "agent", "all", n, "recall", a.recall());
+            if (a.randomBaseline() != null) {
+                metric(
+                        csv,
+                        source,
+                        set,
+                        "agent",
+                        "all",
+                        n,
+                        "random_avoidance_invalid_rate",
+                        a.randomBaseline().invalidRate());
+                metric(
+                        csv,
+                        source,
+                        set,
+                        "agent",
+                        "all",
+                        n,
+                        "invalid_reduction_vs_random",
+                        a.invalidReduction());
+            }
         }
         return csv.text();
     }
@@ -318,13 +385,14 @@ public final class ReportWriter {
         metric(csv, source, set, type, group, f.transitions(), "similarity", f.similarity());
     }
 
+    /** One row; {@code n} is the group's size, blank where it has none (a tensor). */
     private static void metric(
             final CsvTable csv,
             final Source source,
             final String set,
             final String type,
             final String group,
-            final long n,
+            final Object n,
             final String metric,
             final Interval i) {
         csv.row(

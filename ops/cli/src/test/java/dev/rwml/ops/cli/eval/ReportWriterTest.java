@@ -20,16 +20,44 @@ class ReportWriterTest {
         final EvalReport.Drift drift =
                 new EvalReport.Drift(
                         "tuned, v0",
-                        new ParameterDrift(3, 10),
+                        new ParameterDrift(3, 10, 1, 4, Map.of("blocks.0.mlp.weight", 0.02)),
                         Map.of("alfworld", 0.05),
                         Map.of("alfworld", 1.5),
                         Map.of("alfworld", 40));
         final EvalReport.ModelResult model =
                 new EvalReport.ModelResult("tuned, \"v3\"", "tuned", 3, List.of(set), drift, 1);
         final Interval i = new Interval(0.3, 0.25, 0.35);
+        final Interval none = new Interval(Double.NaN, Double.NaN, Double.NaN);
+        final EvalReport.AgentResult random =
+                new EvalReport.AgentResult(
+                        "alfworld/valid_unseen",
+                        "random avoidance at tuned",
+                        20,
+                        600,
+                        new Interval(0.4, 0.35, 0.45),
+                        i,
+                        i,
+                        i,
+                        i,
+                        i,
+                        null,
+                        null,
+                        List.of());
         final EvalReport.AgentResult agent =
                 new EvalReport.AgentResult(
-                        "alfworld/valid_unseen", EvalReport.NO_WORLD_MODEL, 20, 600, i, i, i, 0.2);
+                        "alfworld/valid_unseen",
+                        "tuned",
+                        20,
+                        600,
+                        i,
+                        i,
+                        i,
+                        new Interval(0.2, 0.15, 0.25),
+                        new Interval(0.9, 0.8, 1),
+                        none,
+                        random,
+                        new Interval(0.1, 0.05, 0.15),
+                        List.of());
         return new EvalReport(4, 7, 1000, Map.of(), List.of(model), "settings", List.of(agent));
     }
 
@@ -48,15 +76,26 @@ class ReportWriterTest {
                                 + "0.220000,0.170000,0.270000",
                         "\"tuned, \"\"v3\"\"\",tuned,3,,drift,parameters,10,changed_fraction,"
                                 + "0.300000,,",
+                        "\"tuned, \"\"v3\"\"\",tuned,3,,drift,parameters_without_embeddings,4,"
+                                + "changed_fraction,0.250000,,",
+                        "\"tuned, \"\"v3\"\"\",tuned,3,,drift_tensor,blocks.0.mlp.weight,,"
+                                + "relative_change,0.020000,,",
                         "\"tuned, \"\"v3\"\"\",tuned,3,,drift,alfworld,40,kl,0.050000,,",
                         "\"tuned, \"\"v3\"\"\",tuned,3,,drift,alfworld,40,perplexity,1.500000,,",
-                        "no world model,,,alfworld/valid_unseen,agent,all,20,invalid_rate,"
+                        "tuned,,,alfworld/valid_unseen,agent,all,20,invalid_rate,"
                                 + "0.300000,0.250000,0.350000",
-                        "no world model,,,alfworld/valid_unseen,agent,all,20,success,"
+                        "tuned,,,alfworld/valid_unseen,agent,all,20,success,"
                                 + "0.300000,0.250000,0.350000",
-                        "no world model,,,alfworld/valid_unseen,agent,all,20,steps_per_success,"
+                        "tuned,,,alfworld/valid_unseen,agent,all,20,steps_per_success,"
                                 + "0.300000,0.250000,0.350000",
-                        "no world model,,,alfworld/valid_unseen,agent,all,20,avoided_per_step,"
-                                + "0.200000,,");
+                        "tuned,,,alfworld/valid_unseen,agent,all,20,avoidance_rate,"
+                                + "0.200000,0.150000,0.250000",
+                        "tuned,,,alfworld/valid_unseen,agent,all,20,precision,"
+                                + "0.900000,0.800000,1.000000",
+                        "tuned,,,alfworld/valid_unseen,agent,all,20,recall,,,",
+                        "tuned,,,alfworld/valid_unseen,agent,all,20,random_avoidance_invalid_rate,"
+                                + "0.400000,0.350000,0.450000",
+                        "tuned,,,alfworld/valid_unseen,agent,all,20,invalid_reduction_vs_random,"
+                                + "0.100000,0.050000,0.150000");
     }
 }
