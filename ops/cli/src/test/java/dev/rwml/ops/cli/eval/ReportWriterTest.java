@@ -6,6 +6,8 @@ import dev.rwml.evaluation.EvalReport;
 import dev.rwml.evaluation.Interval;
 import dev.rwml.evaluation.ParameterDrift;
 import dev.rwml.evaluation.TransitionScore;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -119,5 +121,21 @@ class ReportWriterTest {
                         "\"tuned, \"\"v3\"\"\",tuned,3,alfworld/valid_seen,valid_seen-7-1,"
                                 + "alfworld/valid_seen-7-1/0,look_at_obj,TEXT,1.000000,1.000000,"
                                 + "1.000000,1.000000,,,0.000000");
+    }
+
+    @Test
+    void shouldPrintTheStrictPassRateFirstAndWarnOfSamplesCutAtTheCap() {
+        final StringWriter text = new StringWriter();
+        ReportWriter.printTables(report(), new PrintWriter(text));
+        final String header =
+                text.toString().lines().filter(l -> l.startsWith("  model")).findFirst().get();
+        assertThat(header.indexOf("strict (> 0.9)"))
+                .isPositive()
+                .isLessThan(header.indexOf("pass (training spec)"));
+        assertThat(header).endsWith("capped").doesNotContain("greedy");
+        assertThat(text.toString())
+                .contains(
+                        "warning: tuned, \"v3\" on alfworld/valid_seen: 22.0% of samples stopped"
+                                + " at the token cap");
     }
 }
