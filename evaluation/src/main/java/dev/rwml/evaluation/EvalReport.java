@@ -86,16 +86,28 @@ public record EvalReport(
     }
 
     /**
-     * The figures of one group of transitions.
+     * The figures of one group of transitions, intervals by a bootstrap over episodes.
      *
      * @param transitions transitions in the group
      * @param pass pass rate under the run's training reward spec
      * @param strict pass rate at the strict threshold (cosine above 0.9)
      * @param exact exact-match rate after whitespace normalisation
      * @param similarity mean similarity under the training spec's method
+     * @param greedyPass pass rate of the greedy samples (temperature 0) under the training spec;
+     *     NaN when greedy sampling is off
+     * @param greedyStrict pass rate of the greedy samples at the strict threshold; NaN when greedy
+     *     sampling is off
+     * @param capped share of samples (greedy ones left out) that stopped at the token cap
      */
     public record Figures(
-            int transitions, Interval pass, Interval strict, Interval exact, Interval similarity) {}
+            int transitions,
+            Interval pass,
+            Interval strict,
+            Interval exact,
+            Interval similarity,
+            Interval greedyPass,
+            Interval greedyStrict,
+            Interval capped) {}
 
     /**
      * One model on one held-out set.
@@ -106,6 +118,8 @@ public record EvalReport(
      * @param all figures over every scored transition
      * @param byTaskType figures per task type
      * @param byKind figures per next-state kind
+     * @param rows each scored transition's figures, in the set's order: two models' rows pair by
+     *     transition id ({@link Bootstrap#pair})
      */
     public record SetResult(
             String set,
@@ -113,7 +127,13 @@ public record EvalReport(
             int skipped,
             Figures all,
             Map<String, Figures> byTaskType,
-            Map<String, Figures> byKind) {}
+            Map<String, Figures> byKind,
+            List<TransitionScore> rows) {
+
+        public SetResult {
+            rows = List.copyOf(rows);
+        }
+    }
 
     /**
      * How far a model moved from its base (its run's version 0).

@@ -11,9 +11,16 @@ import dev.rwml.worldmodel.serve.SamplingSettings;
  * @param temperature sampling temperature (the prediction stage's default is 1)
  * @param topP nucleus mass
  * @param maxNewTokens longest completion; the prompt gets the rest of the model's context
+ * @param greedy whether each transition also gets one sample at temperature 0, after the others
  */
 public record EvalSettings(
-        int samples, long seed, int bootstrap, float temperature, float topP, int maxNewTokens) {
+        int samples,
+        long seed,
+        int bootstrap,
+        float temperature,
+        float topP,
+        int maxNewTokens,
+        boolean greedy) {
 
     public EvalSettings {
         if (samples < 1) {
@@ -28,6 +35,11 @@ public record EvalSettings(
     /** The sampling of one held-out batch. */
     public SamplingSettings sampling() {
         return new SamplingSettings(samples, temperature, topP, maxNewTokens);
+    }
+
+    /** The greedy sampling of one held-out batch: one sample at temperature 0. */
+    public SamplingSettings greedySampling() {
+        return new SamplingSettings(1, 0f, 1f, maxNewTokens);
     }
 
     /**

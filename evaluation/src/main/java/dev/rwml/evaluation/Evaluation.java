@@ -20,9 +20,9 @@ import java.util.function.Function;
 
 /**
  * Evaluates world models on held-out sets: samples each transition's next state from what the agent
- * saw, scores the samples against the observed state, and bootstraps the figures over transitions;
- * then measures each model's drift from its run's version 0. The same seed, sets and models give
- * the same report.
+ * saw (and, when asked, once more greedily), scores the samples against the observed state, and
+ * bootstraps the figures over the set's episodes; then measures each model's drift from its run's
+ * version 0. The same seed, sets and models give the same report.
  */
 public final class Evaluation {
 
@@ -181,22 +181,30 @@ public final class Evaluation {
             final long seed = settings.seed() ^ Bootstrap.fnv(set.name() + "/" + from);
             final List<List<Sample>> groups =
                     model.sample(prompts.subList(from, to), settings.sampling(), seed);
+            final List<List<Sample>> greedy =
+                    settings.greedy()
+                            ? model.sample(
+                                    prompts.subList(from, to), settings.greedySampling(), seed)
+                            : null;
             for (int i = from; i < to; i++) {
-                final List<String> predictions = new ArrayList<>();
-                for (final Sample s : groups.get(i - from)) {
-                    predictions.add(s.prediction().orElse(null));
-                }
-                scores.add(scoring.score(fitting.get(i), predictions));
+                scores.add(
+                        scoring.score(
+                                fitting.get(i),
+                                groups.get(i - from),
+                                greedy == null
+                                        ? Optional.empty()
+                                        : Optional.of(greedy.get(i - from).get(0))));
             }
             progress.line(
                     String.format(
                             Locale.ROOT,
-                            "eval: %s on %s: %d/%d transitions x %d samples (%.0f s)",
+                            "eval: %s on %s: %d/%d transitions x %d samples%s (%.0f s)",
                             label,
                             set.name(),
                             to,
                             prompts.size(),
                             settings.samples(),
+                            settings.greedy() ? " and a greedy one" : "",
                             (System.nanoTime() - started) / 1e9));
         }
         return aggregate(set.name(), scores, set.transitions().size() - fitting.size());
@@ -216,21 +224,30 @@ public final class Evaluation {
         final Map<String, EvalReport.Figures> kind = new LinkedHashMap<>();
         byKind.forEach((k, v) -> kind.put(k, figures(set + "|kind|" + k, v)));
         return new EvalReport.SetResult(
-                set, scores.size(), skipped, figures(set + "|all", scores), task, kind);
+                set, scores.size(), skipped, figures(set + "|all", scores), task, kind, scores);
     }
 
+    /**
+     * The figures of a group, each transition's episode a cluster; the greedy figures are NaN when
+     * greedy sampling is off (every row NaN).
+     */
     private EvalReport.Figures figures(final String key, final List<TransitionScore> scores) {
         final int n = scores.size();
-        final double[][] columns = new double[4][n];
+        final double[][] columns = new double[7][n];
+        final List<String> episodes = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             final TransitionScore s = scores.get(i);
             columns[0][i] = s.pass();
             columns[1][i] = s.strict();
             columns[2][i] = s.exact();
             columns[3][i] = s.similarity();
+            columns[4][i] = s.greedyPass();
+            columns[5][i] = s.greedyStrict();
+            columns[6][i] = s.capped();
+            episodes.add(s.episodeId());
         }
-        final Interval[] m = bootstrap.means(columns, key);
-        return new EvalReport.Figures(n, m[0], m[1], m[2], m[3]);
+        final Interval[] m = bootstrap.means(columns, episodes, key);
+        return new EvalReport.Figures(n, m[0], m[1], m[2], m[3], m[4], m[5], m[6]);
     }
 
     private EvalReport.Drift drift(

@@ -19,8 +19,10 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.SplittableRandom;
 
 /**
  * Held-out transitions that never went to Kafka: episodes of a held-out split run here (ALFWorld
@@ -48,33 +50,78 @@ public record HeldOutSet(String name, List<Transition> transitions) {
         transitions = List.copyOf(transitions);
     }
 
+    /** Held-out transitions drawn from one episode at most, unless a caller says otherwise. */
+    public static final int DEFAULT_PER_EPISODE = 10;
+
     /**
-     * The first {@code count} transitions of epsilon-expert episodes of a split; the same seed
-     * gives the same set. {@code tau2/test} alternates retail and airline episodes.
-     *
-     * @throws IllegalArgumentException naming the valid splits
+     * {@code count} transitions of epsilon-expert episodes of a split, at most {@link
+     * #DEFAULT_PER_EPISODE} from each episode; see {@link #generate(String, int, long, double,
+     * int)}.
      */
     public static HeldOutSet generate(
             final String split, final int count, final long seed, final double epsilon) {
+        return generate(split, count, seed, epsilon, DEFAULT_PER_EPISODE);
+    }
+
+    /**
+     * {@code count} transitions of epsilon-expert episodes of a split, at most {@code
+     * maxPerEpisode} from each episode, drawn at seeded steps spread over the episode (kept in step
+     * order), so that the set spans at least {@code count / maxPerEpisode} episodes; the same seed
+     * gives the same set. {@code tau2/test} alternates retail and airline episodes.
+     *
+     * @throws IllegalArgumentException naming the valid splits, or when {@code maxPerEpisode} is
+     *     below 1
+     */
+    public static HeldOutSet generate(
+            final String split,
+            final int count,
+            final long seed,
+            final double epsilon,
+            final int maxPerEpisode) {
+        if (maxPerEpisode < 1) {
+            throw new IllegalArgumentException(
+                    "--per-episode must be at least 1 transition, got " + maxPerEpisode);
+        }
         final List<EnvironmentSource> sources = sources(split);
         final List<Transition> out = new ArrayList<>(count);
         final Clock clock = Clock.fixed(Instant.EPOCH, ZoneOffset.UTC);
         final EpisodeRunner runner = EpisodeRunner.withClock(clock);
         for (int n = 0; out.size() < count; n++) {
             final EnvironmentSource source = sources.get(n % sources.size());
-            for (final Transition t :
+            final List<Transition> episode =
                     runner.run(
                             source,
                             PolicyKind.EPSILON.agent(epsilon, PolicyKind.DEFAULT_INVALID_RATE),
                             AGENT_ID,
                             seed,
-                            n)) {
+                            n);
+            final SplittableRandom random =
+                    new SplittableRandom(seed ^ Bootstrap.fnv(split + "/" + n));
+            for (final int step : steps(episode.size(), maxPerEpisode, random)) {
                 if (out.size() < count) {
-                    out.add(t);
+                    out.add(episode.get(step));
                 }
             }
         }
         return new HeldOutSet(split, out);
+    }
+
+    /** {@code k} distinct steps of {@code 0..length-1} (all when fewer), drawn and sorted. */
+    static int[] steps(final int length, final int k, final SplittableRandom random) {
+        final int[] all = new int[length];
+        for (int i = 0; i < length; i++) {
+            all[i] = i;
+        }
+        final int take = Math.min(k, length);
+        for (int i = 0; i < take; i++) {
+            final int j = i + random.nextInt(length - i);
+            final int swap = all[i];
+            all[i] = all[j];
+            all[j] = swap;
+        }
+        final int[] chosen = Arrays.copyOf(all, take);
+        Arrays.sort(chosen);
+        return chosen;
     }
 
     static List<EnvironmentSource> sources(final String split) {

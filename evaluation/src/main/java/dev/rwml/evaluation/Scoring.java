@@ -4,12 +4,15 @@ import dev.rwml.events.Transition;
 import dev.rwml.scoring.score.RewardSpec;
 import dev.rwml.scoring.score.RewardSpecTable;
 import dev.rwml.scoring.score.SimilarityScorer;
+import dev.rwml.worldmodel.generate.Sample;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Scores a transition's sampled predictions three ways: the run's training reward spec, the same
- * method at the strict threshold, and exact match after whitespace normalisation. A missing or
- * malformed {@code <next_state>} (a null prediction) fails all three.
+ * method at the strict threshold, and exact match after whitespace normalisation; and counts the
+ * samples cut at the token cap. A missing or malformed {@code <next_state>} fails all three.
  */
 public final class Scoring {
 
@@ -47,34 +50,54 @@ public final class Scoring {
         return "-";
     }
 
-    /** Scores the predictions (null where unparsable) of one transition. */
-    public TransitionScore score(final Transition t, final List<String> predictions) {
-        if (predictions.isEmpty()) {
+    /**
+     * Scores the samples of one transition, and its greedy sample when there is one; a sample whose
+     * {@code <next_state>} is malformed fails every figure.
+     *
+     * @param samples the samples at the evaluation's temperature, at least one
+     * @param greedy the sample at temperature 0, empty when greedy sampling is off
+     */
+    public TransitionScore score(
+            final Transition t, final List<Sample> samples, final Optional<Sample> greedy) {
+        if (samples.isEmpty()) {
             throw new IllegalArgumentException("a transition needs at least one sample to score");
         }
         final RewardSpec spec = specs.specFor(t.getEnv().getName(), t.getNextKind());
         final RewardSpec strict = strict(spec);
         final String observed = t.getNextObservation();
+        final List<String> predictions = new ArrayList<>(samples.size() + 1);
+        int capped = 0;
+        for (final Sample s : samples) {
+            predictions.add(s.prediction().orElse(null));
+            if (s.stopReason() == Sample.StopReason.LENGTH) {
+                capped++;
+            }
+        }
+        greedy.ifPresent(g -> predictions.add(g.prediction().orElse(null)));
         final double[] sims = scorer.similarities(spec, observed, predictions);
         final double[] exact = scorer.similarities(EXACT, observed, predictions);
         double pass = 0;
         double strictPass = 0;
         double exactPass = 0;
         double similarity = 0;
-        for (int i = 0; i < sims.length; i++) {
+        final int n = samples.size();
+        for (int i = 0; i < n; i++) {
             pass += spec.reward(sims[i]);
             strictPass += strict.reward(sims[i]);
             exactPass += exact[i];
             similarity += sims[i];
         }
-        final int n = sims.length;
         return new TransitionScore(
                 t.getTransitionId(),
+                t.getEpisodeId(),
                 taskType(t),
                 t.getNextKind().name(),
                 pass / n,
                 strictPass / n,
                 exactPass / n,
-                similarity / n);
+                similarity / n,
+                greedy.isPresent() ? spec.reward(sims[n]) : Double.NaN,
+                greedy.isPresent() ? strict.reward(sims[n]) : Double.NaN,
+                (double) capped / n);
     }
 }

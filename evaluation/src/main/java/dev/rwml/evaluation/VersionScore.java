@@ -8,8 +8,8 @@ package dev.rwml.evaluation;
  * @param passRate the fraction of samples rewarded 1
  * @param meanSimilarity the mean similarity of samples to the observed next state
  * @param samples samples scored
- * @param passInterval the pass rate with its 95% bootstrap interval over transitions (the same
- *     draws for every version)
+ * @param passInterval the pass rate with its 95% bootstrap interval over episodes (the same draws
+ *     for every version)
  */
 public record VersionScore(
         long version, double passRate, double meanSimilarity, int samples, Interval passInterval) {

@@ -141,7 +141,7 @@ class EvaluationTest {
                         texts,
                         run -> RewardSpecTable.parse("TEXT=cosine:0.6"),
                         new SimilarityScorer(new BigramEmbedder()),
-                        new EvalSettings(2, seed, 200, 1f, 1f, 16),
+                        new EvalSettings(2, seed, 200, 1f, 1f, 16, true),
                         Evaluation.Progress.NONE);
         try (ModelCatalog catalog = new ModelCatalog(null)) {
             catalog.addDirectory(dir);
@@ -178,6 +178,25 @@ class EvaluationTest {
         final EvalReport.Figures all = r.all();
         assertThat(all.similarity().low()).isLessThanOrEqualTo(all.similarity().estimate());
         assertThat(all.similarity().high()).isGreaterThanOrEqualTo(all.similarity().estimate());
+        assertThat(r.rows()).hasSize(r.transitions());
+        assertThat(r.rows())
+                .extracting(TransitionScore::transitionId)
+                .isSubsetOf(set.transitions().stream().map(Transition::getTransitionId).toList());
+        assertThat(r.rows())
+                .allSatisfy(
+                        row -> {
+                            assertThat(row.transitionId()).contains(row.episodeId());
+                            assertThat(row.greedyPass()).isIn(0.0, 1.0);
+                            assertThat(row.greedyStrict()).isLessThanOrEqualTo(row.greedyPass());
+                            assertThat(row.capped()).isBetween(0.0, 1.0);
+                        });
+        assertThat(all.greedyStrict().estimate())
+                .isEqualTo(
+                        r.rows().stream()
+                                .mapToDouble(TransitionScore::greedyStrict)
+                                .average()
+                                .orElseThrow());
+        assertThat(all.capped().low()).isLessThanOrEqualTo(all.capped().estimate());
 
         final EvalReport.Drift self = report.models().get(0).drift();
         assertThat(self.parameters().changed()).isZero();

@@ -42,7 +42,10 @@ import picocli.CommandLine.Spec;
                     + " Kafka) or read from a JSONL file of recorded episodes: pass rate at the"
                     + " run's training reward spec, at a strict threshold (> 0.9), exact match and"
                     + " mean similarity, overall, per task type and per next-state kind, each with"
-                    + " a 95%% bootstrap interval over transitions.",
+                    + " a 95%% bootstrap interval over episodes (the held-out transitions are"
+                    + " drawn at most --per-episode from each episode); with --greedy also the"
+                    + " pass rates of one greedy sample, and the share of samples cut at"
+                    + " --max-new-tokens.",
             "Drift per model from its run's version 0: the fraction of changed parameters"
                     + " (|w' - w| > 1e-3 max(|w|, |w'|)), KL(model || base) per token and"
                     + " perplexity on held-out ALFWorld and tau2 text.",
@@ -97,6 +100,16 @@ final class EvalCommand implements Callable<Integer> {
             paramLabel = "N",
             description = "Transitions per held-out set (default: ${DEFAULT-VALUE}).")
     private int transitions;
+
+    @Option(
+            names = "--per-episode",
+            defaultValue = "" + HeldOutSet.DEFAULT_PER_EPISODE,
+            paramLabel = "N",
+            description =
+                    "Most transitions drawn from one held-out episode, at seeded steps spread over"
+                            + " it, so a set spans at least --transitions / N episodes (default:"
+                            + " ${DEFAULT-VALUE}).")
+    private int perEpisode;
 
     @Option(
             names = "--samples",
@@ -167,6 +180,13 @@ final class EvalCommand implements Callable<Integer> {
     private int maxNewTokens;
 
     @Option(
+            names = "--greedy",
+            description =
+                    "Also sample each transition once at temperature 0, after the other samples,"
+                            + " and report the greedy pass and strict pass rates.")
+    private boolean greedy;
+
+    @Option(
             names = "--agent",
             description =
                     "Also play the world-model-guided agent: at each step it draws"
@@ -232,8 +252,9 @@ final class EvalCommand implements Callable<Integer> {
             paramLabel = "DIR",
             description =
                     "Also write report.html (charts with intervals), report.md (model x split"
-                            + " tables), figure-*.csv (each chart's figures), eval.csv and"
-                            + " eval.json to DIR.")
+                            + " tables), figure-*.csv (each chart's figures), eval.csv,"
+                            + " transitions.csv (each model's figures per transition, to pair"
+                            + " models by transition) and eval.json to DIR.")
     private Path out;
 
     @Mixin private ClusterOptions cluster;
@@ -249,8 +270,12 @@ final class EvalCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--transitions must be at least 1");
         }
+        if (perEpisode < 1) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--per-episode must be at least 1");
+        }
         final EvalSettings settings =
-                new EvalSettings(samples, seed, bootstrap, temperature, topP, maxNewTokens);
+                new EvalSettings(samples, seed, bootstrap, temperature, topP, maxNewTokens, greedy);
         final PrintWriter stdout = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
         final Evaluation.Progress progress =
@@ -271,11 +296,17 @@ final class EvalCommand implements Callable<Integer> {
             if (driftTexts > 0) {
                 texts.put(
                         "alfworld",
-                        HeldOutSet.generate("alfworld/valid_unseen", driftTexts, seed, epsilon)
+                        HeldOutSet.generate(
+                                        "alfworld/valid_unseen",
+                                        driftTexts,
+                                        seed,
+                                        epsilon,
+                                        perEpisode)
                                 .transitions());
                 texts.put(
                         "tau2",
-                        HeldOutSet.generate("tau2/test", driftTexts, seed, epsilon).transitions());
+                        HeldOutSet.generate("tau2/test", driftTexts, seed, epsilon, perEpisode)
+                                .transitions());
             }
             final Map<String, RewardSpecTable> specs = new LinkedHashMap<>();
             progress.line("eval: loading the embedding model");
@@ -304,8 +335,8 @@ final class EvalCommand implements Callable<Integer> {
                 stdout.println(
                         "wrote "
                                 + out.resolve("report.html")
-                                + " (charts), report.md (tables), figure-*.csv, eval.csv and"
-                                + " eval.json");
+                                + " (charts), report.md (tables), figure-*.csv, eval.csv,"
+                                + " transitions.csv and eval.json");
             }
             stdout.flush();
             return 0;
@@ -337,7 +368,7 @@ final class EvalCommand implements Callable<Integer> {
         final List<HeldOutSet> sets = new ArrayList<>();
         for (final String name : names) {
             progress.line("eval: generating " + transitions + " held-out transitions of " + name);
-            sets.add(HeldOutSet.generate(name.strip(), transitions, seed, epsilon));
+            sets.add(HeldOutSet.generate(name.strip(), transitions, seed, epsilon, perEpisode));
         }
         for (final Path file : files) {
             sets.add(HeldOutSet.fromFile(file, transitions));

@@ -49,7 +49,8 @@ final class BenchEvaluation {
                         settings.bootstrap(),
                         1f,
                         1f,
-                        demo.maxNewTokens());
+                        demo.maxNewTokens(),
+                        true);
         final List<HeldOutSet> sets = heldOutSets();
         final Map<String, List<Transition>> texts = driftTexts();
         final AgentEvaluation agent = agent();

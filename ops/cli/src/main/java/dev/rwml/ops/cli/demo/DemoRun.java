@@ -311,7 +311,8 @@ public final class DemoRun {
                                     HELD_OUT_BOOTSTRAP,
                                     prediction.temperature(),
                                     prediction.topP(),
-                                    prediction.maxNewTokens()),
+                                    prediction.maxNewTokens(),
+                                    false),
                             Evaluation.Progress.NONE);
             for (final long version : chosen) {
                 if (stopped() && stopReason.get().startsWith("interrupted")) {

@@ -21,9 +21,12 @@ import java.util.function.Function;
  * The readable report of an {@link EvalReport}: {@code report.html} with its charts inline as SVG
  * (models along x, one series per held-out set, 95% intervals as error bars), each chart's figures
  * as {@code figure-<name>.csv}, and {@code report.md} with the paper-shaped tables (model x split,
- * with intervals).
+ * with intervals), the strict pass rate first; both warn when many samples hit the token cap.
  */
 public final class ReportPages {
+
+    /** The share of samples cut at the token cap above which the report warns. */
+    static final double CAPPED_WARNING = 0.05;
 
     /** A chart with the file name stem of its figures. */
     record Figure(String name, String caption, LineChart chart) {}
@@ -60,17 +63,26 @@ public final class ReportPages {
             out.add(
                     setFigure(
                             report,
-                            "pass",
-                            "World-model pass rate at the training reward spec",
-                            "pass rate (fraction of samples)",
-                            EvalReport.Figures::pass));
-            out.add(
-                    setFigure(
-                            report,
                             "strict",
                             "Strict pass rate (similarity > 0.9)",
                             "pass rate (fraction of samples)",
                             EvalReport.Figures::strict));
+            if (greedy(report)) {
+                out.add(
+                        setFigure(
+                                report,
+                                "greedy-strict",
+                                "Greedy strict pass rate (one sample at temperature 0)",
+                                "pass rate (fraction of transitions)",
+                                EvalReport.Figures::greedyStrict));
+            }
+            out.add(
+                    setFigure(
+                            report,
+                            "pass",
+                            "World-model pass rate at the training reward spec",
+                            "pass rate (fraction of samples)",
+                            EvalReport.Figures::pass));
             out.add(
                     setFigure(
                             report,
@@ -217,22 +229,71 @@ public final class ReportPages {
         return PAGE.render(
                 Map.of(
                         "settings", settingsLine(report),
+                        "warnings", cappedWarnings(report),
                         "rewardSpecs", report.rewardSpecs(),
                         "tables", tables(report),
                         "figures", figures));
     }
 
+    /** Whether any model was also sampled greedily. */
+    static boolean greedy(final EvalReport report) {
+        return report.models().stream()
+                .flatMap(m -> m.sets().stream())
+                .anyMatch(r -> !Double.isNaN(r.all().greedyStrict().estimate()));
+    }
+
+    /**
+     * A line per model and set whose samples stopped at the token cap more often than {@link
+     * #CAPPED_WARNING}: cut samples fail, so the figures then measure the cap as much as the model.
+     */
+    static List<String> cappedWarnings(final EvalReport report) {
+        final List<String> out = new ArrayList<>();
+        for (final EvalReport.ModelResult m : report.models()) {
+            for (final EvalReport.SetResult r : m.sets()) {
+                final double capped = r.all().capped().estimate();
+                if (r.transitions() > 0 && capped > CAPPED_WARNING) {
+                    out.add(
+                            String.format(
+                                    Locale.ROOT,
+                                    "%s on %s: %.1f%% of samples stopped at the token cap (over"
+                                            + " %.0f%%) and count as failures; raise"
+                                            + " --max-new-tokens",
+                                    m.label(),
+                                    r.set(),
+                                    100 * capped,
+                                    100 * CAPPED_WARNING));
+                }
+            }
+        }
+        return out;
+    }
+
     /** A titled table. */
     record Table(String title, List<String> header, List<List<String>> rows) {}
 
-    /** The paper-shaped tables: model x split per metric, then the agent's and the drift. */
+    /**
+     * The paper-shaped tables: model x split per metric, the strict pass rate first, then the
+     * agent's and the drift.
+     */
     static List<Table> tables(final EvalReport report) {
         final List<Table> out = new ArrayList<>();
         if (!report.models().isEmpty() && !report.models().get(0).sets().isEmpty()) {
+            out.add(setTable(report, "Strict pass rate (similarity > 0.9)", f -> f.strict()));
+            if (greedy(report)) {
+                out.add(
+                        setTable(
+                                report,
+                                "Greedy strict pass rate (one sample at temperature 0)",
+                                f -> f.greedyStrict()));
+            }
             out.add(setTable(report, "Pass rate at the training reward spec", f -> f.pass()));
-            out.add(setTable(report, "Strict pass rate (> 0.9)", f -> f.strict()));
             out.add(setTable(report, "Exact match", f -> f.exact()));
             out.add(setTable(report, "Mean similarity", f -> f.similarity()));
+            out.add(
+                    setTable(
+                            report,
+                            "Share of samples cut at the token cap (--max-new-tokens)",
+                            f -> f.capped()));
         }
         out.addAll(agentTables(report));
         final List<EvalReport.ModelResult> drifted =
@@ -363,6 +424,9 @@ public final class ReportPages {
     static String markdown(final EvalReport report) {
         final StringBuilder b = new StringBuilder("# rwml eval\n\n");
         b.append(settingsLine(report)).append("\n");
+        for (final String warning : cappedWarnings(report)) {
+            b.append("\n> **Warning:** ").append(warning).append("\n");
+        }
         for (final Table t : tables(report)) {
             b.append("\n## ").append(t.title()).append("\n\n| ");
             b.append(String.join(" | ", t.header())).append(" |\n|");
@@ -379,7 +443,7 @@ public final class ReportPages {
         return String.format(
                 Locale.ROOT,
                 "%d samples per transition, seed %d; intervals: 95%% percentile bootstrap over"
-                        + " transitions (episodes for the agent), %d resamples.",
+                        + " episodes (each drawn with all its transitions), %d resamples.",
                 report.samples(),
                 report.seed(),
                 report.bootstrap());

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.rwml.evaluation.EvalReport;
 import dev.rwml.evaluation.Interval;
+import dev.rwml.evaluation.TransitionScore;
 import dev.rwml.ops.cli.web.CsvTable;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -19,7 +20,8 @@ import java.util.Set;
 
 /**
  * Writes an {@link EvalReport}: readable tables for the terminal, and {@code eval.csv} (one row per
- * model, set, group and metric) with {@code eval.json} (the whole report) for tools.
+ * model, set, group and metric), {@code transitions.csv} (one row per model, set and transition)
+ * with {@code eval.json} (the whole report) for tools.
  */
 public final class ReportWriter {
 
@@ -40,13 +42,32 @@ public final class ReportWriter {
     /** The CSV header. */
     public static final String CSV_HEADER = String.join(",", CSV_COLUMNS);
 
+    /** The columns of {@code transitions.csv}: one scored transition of one model per row. */
+    public static final List<String> TRANSITION_COLUMNS =
+            List.of(
+                    "model",
+                    "run",
+                    "version",
+                    "set",
+                    "episode",
+                    "transition_id",
+                    "task_type",
+                    "kind",
+                    "pass",
+                    "strict",
+                    "exact",
+                    "similarity",
+                    "greedy_pass",
+                    "greedy_strict",
+                    "capped");
+
     private ReportWriter() {}
 
     /** The tables: per set the overall figures, per task type and per kind; then the drift. */
     public static void printTables(final EvalReport report, final PrintWriter out) {
         out.printf(
                 Locale.ROOT,
-                "%d samples per transition, seed %d; intervals: 95%% bootstrap over transitions"
+                "%d samples per transition, seed %d; intervals: 95%% bootstrap over episodes"
                         + " (%d resamples)%n",
                 report.samples(),
                 report.seed(),
@@ -57,14 +78,16 @@ public final class ReportWriter {
         if (report.models().isEmpty()) {
             return;
         }
+        final boolean greedy = ReportPages.greedy(report);
+        ReportPages.cappedWarnings(report).forEach(w -> out.println("warning: " + w));
         for (int s = 0; s < report.models().get(0).sets().size(); s++) {
             final String set = report.models().get(0).sets().get(s).set();
             out.println();
             final List<List<String>> rows = new ArrayList<>();
-            rows.add(header("model"));
+            rows.add(header(greedy, "model"));
             for (final EvalReport.ModelResult m : report.models()) {
                 final EvalReport.SetResult r = m.sets().get(s);
-                rows.add(row(m.label(), r.all()));
+                rows.add(row(greedy, m.label(), r.all()));
             }
             final int index = s;
             if (report.models().stream().allMatch(m -> m.sets().get(index).transitions() == 0)) {
@@ -77,8 +100,8 @@ public final class ReportWriter {
             }
             out.println(set + (skippedNote(report, s)));
             print(rows, out, "  ");
-            breakdown(report, s, "task type", true, out);
-            breakdown(report, s, "next-state kind", false, out);
+            breakdown(report, s, "task type", true, greedy, out);
+            breakdown(report, s, "next-state kind", false, greedy, out);
         }
         final List<List<String>> drift = new ArrayList<>();
         final Set<String> texts = new LinkedHashSet<>();
@@ -201,15 +224,16 @@ public final class ReportWriter {
             final int s,
             final String title,
             final boolean byTask,
+            final boolean greedy,
             final PrintWriter out) {
         final List<List<String>> rows = new ArrayList<>();
-        rows.add(header(title, "model"));
+        rows.add(header(greedy, title, "model"));
         for (final EvalReport.ModelResult m : report.models()) {
             final EvalReport.SetResult r = m.sets().get(s);
             (byTask ? r.byTaskType() : r.byKind())
                     .forEach(
                             (group, f) -> {
-                                final List<String> row = row(m.label(), f);
+                                final List<String> row = row(greedy, m.label(), f);
                                 row.add(0, group);
                                 rows.add(row);
                             });
@@ -219,21 +243,33 @@ public final class ReportWriter {
         print(rows, out, "    ");
     }
 
-    private static List<String> header(final String... first) {
+    /** The columns of a figures table, strict pass first; greedy ones when greedy was sampled. */
+    private static List<String> header(final boolean greedy, final String... first) {
         final List<String> h = new ArrayList<>(List.of(first));
-        h.addAll(List.of("n", "pass (training spec)", "strict (> 0.9)", "exact", "similarity"));
+        h.add("n");
+        h.add("strict (> 0.9)");
+        if (greedy) {
+            h.add("greedy strict");
+        }
+        h.addAll(List.of("pass (training spec)", "exact", "similarity", "capped"));
         return h;
     }
 
-    private static List<String> row(final String label, final EvalReport.Figures f) {
-        return new ArrayList<>(
+    private static List<String> row(
+            final boolean greedy, final String label, final EvalReport.Figures f) {
+        final List<String> row =
+                new ArrayList<>(
+                        List.of(label, Integer.toString(f.transitions()), f.strict().format()));
+        if (greedy) {
+            row.add(f.greedyStrict().format());
+        }
+        row.addAll(
                 List.of(
-                        label,
-                        Integer.toString(f.transitions()),
                         f.pass().format(),
-                        f.strict().format(),
                         f.exact().format(),
-                        f.similarity().format()));
+                        f.similarity().format(),
+                        f.capped().format()));
+        return row;
     }
 
     private static String number(final double value, final String format) {
@@ -262,13 +298,16 @@ public final class ReportWriter {
     }
 
     /**
-     * Writes {@code eval.csv} and {@code eval.json} into {@code dir}, and the readable report
-     * ({@link ReportPages}: report.html, report.md, figure-*.csv); returns the CSV's path.
+     * Writes {@code eval.csv}, {@code transitions.csv} and {@code eval.json} into {@code dir}, and
+     * the readable report ({@link ReportPages}: report.html, report.md, figure-*.csv); returns the
+     * CSV's path.
      */
     public static Path writeFiles(final EvalReport report, final Path dir) throws IOException {
         Files.createDirectories(dir);
         final Path csv = dir.resolve("eval.csv");
         Files.writeString(csv, csv(report), StandardCharsets.UTF_8);
+        Files.writeString(
+                dir.resolve("transitions.csv"), transitionsCsv(report), StandardCharsets.UTF_8);
         new ObjectMapper()
                 .enable(SerializationFeature.INDENT_OUTPUT)
                 .writeValue(dir.resolve("eval.json").toFile(), report);
@@ -369,6 +408,37 @@ public final class ReportWriter {
         return csv.text();
     }
 
+    /**
+     * The {@code transitions.csv} text: a header ({@link #TRANSITION_COLUMNS}) and one row per
+     * model, set and scored transition; greedy figures are empty when greedy sampling was off.
+     */
+    public static String transitionsCsv(final EvalReport report) {
+        final CsvTable csv = new CsvTable(TRANSITION_COLUMNS);
+        for (final EvalReport.ModelResult m : report.models()) {
+            for (final EvalReport.SetResult r : m.sets()) {
+                for (final TransitionScore t : r.rows()) {
+                    csv.row(
+                            m.label(),
+                            m.run(),
+                            m.version(),
+                            r.set(),
+                            t.episodeId(),
+                            t.transitionId(),
+                            t.taskType(),
+                            t.kind(),
+                            plain(t.pass()),
+                            plain(t.strict()),
+                            plain(t.exact()),
+                            plain(t.similarity()),
+                            plain(t.greedyPass()),
+                            plain(t.greedyStrict()),
+                            plain(t.capped()));
+                }
+            }
+        }
+        return csv.text();
+    }
+
     /** The first three columns: the model (or the agent) a row is about. */
     private record Source(String model, String run, String version) {}
 
@@ -383,6 +453,9 @@ public final class ReportWriter {
         metric(csv, source, set, type, group, f.transitions(), "strict", f.strict());
         metric(csv, source, set, type, group, f.transitions(), "exact", f.exact());
         metric(csv, source, set, type, group, f.transitions(), "similarity", f.similarity());
+        metric(csv, source, set, type, group, f.transitions(), "greedy_pass", f.greedyPass());
+        metric(csv, source, set, type, group, f.transitions(), "greedy_strict", f.greedyStrict());
+        metric(csv, source, set, type, group, f.transitions(), "capped", f.capped());
     }
 
     /** One row; {@code n} is the group's size, blank where it has none (a tensor). */

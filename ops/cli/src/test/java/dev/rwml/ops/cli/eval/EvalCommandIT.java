@@ -88,6 +88,9 @@ class EvalCommandIT {
                         "100",
                         "--drift-texts",
                         "8",
+                        "--per-episode",
+                        "4",
+                        "--greedy",
                         "--out",
                         out.toString());
 
@@ -113,6 +116,26 @@ class EvalCommandIT {
                         l -> l.contains(",drift,parameters,") && l.contains(",changed_fraction,"));
         assertThat(Files.readString(out.resolve("eval.json")))
                 .contains("\"label\" : \"" + RUN + "@0\"", "\"byTaskType\"", "\"fraction\"");
+        final int scored =
+                csv.stream()
+                        .map(l -> l.split(",", -1))
+                        .filter(c -> c[4].equals("all") && c[7].equals("pass"))
+                        .mapToInt(c -> Integer.parseInt(c[6]))
+                        .sum();
+        final List<String> transitions = Files.readAllLines(out.resolve("transitions.csv"));
+        assertThat(transitions.get(0)).isEqualTo(String.join(",", ReportWriter.TRANSITION_COLUMNS));
+        assertThat(transitions)
+                .as("one row per model, set and scored transition")
+                .hasSize(1 + scored)
+                .filteredOn(l -> !l.equals(transitions.get(0)))
+                .allSatisfy(
+                        l ->
+                                assertThat(l.split(",", -1))
+                                        .as("every figure filled, the greedy ones too: %s", l)
+                                        .hasSize(ReportWriter.TRANSITION_COLUMNS.size())
+                                        .doesNotContain(""));
+        assertThat(Files.readString(out.resolve("report.md")))
+                .contains("## Strict pass rate", "## Greedy strict pass rate");
 
         final Path models = dir.resolve("models");
         final Result export =
@@ -141,6 +164,9 @@ class EvalCommandIT {
                         "100",
                         "--drift-texts",
                         "0",
+                        "--per-episode",
+                        "4",
+                        "--greedy",
                         "--agent",
                         "--agent-split",
                         "alfworld/valid_unseen",

@@ -16,10 +16,40 @@ import org.junit.jupiter.api.io.TempDir;
 /** The readable eval report, on a report built by hand. */
 class ReportPagesTest {
 
+    private static Interval around(final double value) {
+        return new Interval(value, value - 0.05, value + 0.05);
+    }
+
+    /** A set whose figures are all {@code pass}, without greedy samples, 1% of samples cut. */
     private static EvalReport.SetResult set(final String name, final double pass) {
-        final Interval p = new Interval(pass, pass - 0.05, pass + 0.05);
-        final EvalReport.Figures f = new EvalReport.Figures(100, p, p, p, p);
-        return new EvalReport.SetResult(name, 100, 0, f, Map.of(), Map.of());
+        final Interval p = around(pass);
+        final Interval none = new Interval(Double.NaN, Double.NaN, Double.NaN);
+        final EvalReport.Figures f =
+                new EvalReport.Figures(100, p, p, p, p, none, none, around(0.01));
+        return new EvalReport.SetResult(name, 100, 0, f, Map.of(), Map.of(), List.of());
+    }
+
+    /** One model on one set: strict 0.1, greedy strict 0.3, pass 0.5, the given share cut. */
+    private static EvalReport greedy(final double capped) {
+        final EvalReport.Figures f =
+                new EvalReport.Figures(
+                        100,
+                        around(0.5),
+                        around(0.1),
+                        around(0.05),
+                        around(0.7),
+                        around(0.6),
+                        around(0.3),
+                        around(capped));
+        final EvalReport.SetResult set =
+                new EvalReport.SetResult(
+                        "alfworld/valid_seen", 100, 0, f, Map.of(), Map.of(), List.of());
+        return new EvalReport(
+                4,
+                7,
+                1000,
+                Map.of(),
+                List.of(new EvalReport.ModelResult("demo@3", "demo", 3, List.of(set), null, 1)));
     }
 
     private static Map<String, Double> tensors(
@@ -165,5 +195,43 @@ class ReportPagesTest {
         assertThat(Files.readAllLines(dir.resolve("figure-agent-reduction.csv")))
                 .contains("alfworld/valid_unseen,demo@15,0.190000,0.140000,0.240000")
                 .noneMatch(line -> line.contains(EvalReport.NO_WORLD_MODEL));
+    }
+
+    @Test
+    void shouldPutTheStrictPassRateFirstThenTheGreedyOneOnlyWhenSampled(@TempDir final Path dir)
+            throws Exception {
+        ReportPages.write(greedy(0.01), dir);
+        final String md = Files.readString(dir.resolve("report.md"));
+        final int strict = md.indexOf("## Strict pass rate");
+        final int greedy = md.indexOf("## Greedy strict pass rate");
+        final int pass = md.indexOf("## Pass rate at the training reward spec");
+        final int capped = md.indexOf("## Share of samples cut at the token cap");
+        assertThat(strict).as("the first table").isPositive().isEqualTo(md.indexOf("## "));
+        assertThat(greedy).isGreaterThan(strict).isLessThan(pass);
+        assertThat(pass).isLessThan(md.indexOf("## Exact match"));
+        assertThat(capped).isGreaterThan(md.indexOf("## Mean similarity"));
+        assertThat(md.substring(strict, greedy)).contains("| demo@3 | 0.100 [0.050, 0.150] |");
+        assertThat(md.substring(greedy, pass)).contains("| demo@3 | 0.300 [0.250, 0.350] |");
+        assertThat(md).doesNotContain("Warning");
+        assertThat(dir.resolve("figure-greedy-strict.csv")).exists();
+        assertThat(Files.readString(dir.resolve("report.html")))
+                .contains("Greedy strict pass rate")
+                .doesNotContain("Warning");
+
+        final String withoutGreedy = ReportPages.markdown(report());
+        assertThat(withoutGreedy).doesNotContain("Greedy");
+        assertThat(withoutGreedy.indexOf("## Strict pass rate"))
+                .isLessThan(withoutGreedy.indexOf("## Pass rate"));
+    }
+
+    @Test
+    void shouldWarnWhenMoreThanFivePercentOfSamplesHitTheTokenCap(@TempDir final Path dir)
+            throws Exception {
+        ReportPages.write(greedy(0.08), dir);
+        assertThat(Files.readString(dir.resolve("report.md")))
+                .contains("> **Warning:** demo@3 on alfworld/valid_seen: 8.0% of samples stopped");
+        assertThat(Files.readString(dir.resolve("report.html")))
+                .contains("<strong>Warning:</strong> demo@3 on alfworld/valid_seen: 8.0%");
+        assertThat(ReportPages.cappedWarnings(greedy(0.05))).as("5% is not over 5%").isEmpty();
     }
 }

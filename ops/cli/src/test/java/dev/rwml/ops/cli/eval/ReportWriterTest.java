@@ -5,18 +5,53 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.rwml.evaluation.EvalReport;
 import dev.rwml.evaluation.Interval;
 import dev.rwml.evaluation.ParameterDrift;
+import dev.rwml.evaluation.TransitionScore;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
-/** rwml eval's CSV, on a report built by hand. */
+/** rwml eval's CSV files, on a report built by hand. */
 class ReportWriterTest {
+
+    private static final List<TransitionScore> ROWS =
+            List.of(
+                    new TransitionScore(
+                            "alfworld/valid_seen-7-0/3",
+                            "valid_seen-7-0",
+                            "pick_and_place",
+                            "TEXT",
+                            0.5,
+                            0.25,
+                            0,
+                            0.75,
+                            1,
+                            0,
+                            0.25),
+                    new TransitionScore(
+                            "alfworld/valid_seen-7-1/0",
+                            "valid_seen-7-1",
+                            "look_at_obj",
+                            "TEXT",
+                            1,
+                            1,
+                            1,
+                            1,
+                            Double.NaN,
+                            Double.NaN,
+                            0));
 
     private static EvalReport report() {
         final Interval p = new Interval(0.22, 0.17, 0.27);
-        final EvalReport.Figures f = new EvalReport.Figures(100, p, p, p, p);
+        final Interval g = new Interval(0.5, 0.4, 0.6);
+        final Interval none = new Interval(Double.NaN, Double.NaN, Double.NaN);
+        final EvalReport.Figures f = new EvalReport.Figures(2, p, p, p, p, g, none, p);
         final EvalReport.SetResult set =
-                new EvalReport.SetResult("alfworld/valid_seen", 100, 0, f, Map.of(), Map.of());
+                new EvalReport.SetResult("alfworld/valid_seen", 2, 0, f, Map.of(), Map.of(), ROWS);
         final EvalReport.Drift drift =
                 new EvalReport.Drift(
                         "tuned, v0",
@@ -66,13 +101,19 @@ class ReportWriterTest {
         assertThat(ReportWriter.csv(report()).lines())
                 .containsExactly(
                         ReportWriter.CSV_HEADER,
-                        "\"tuned, \"\"v3\"\"\",tuned,3,alfworld/valid_seen,all,all,100,pass,"
+                        "\"tuned, \"\"v3\"\"\",tuned,3,alfworld/valid_seen,all,all,2,pass,"
                                 + "0.220000,0.170000,0.270000",
-                        "\"tuned, \"\"v3\"\"\",tuned,3,alfworld/valid_seen,all,all,100,strict,"
+                        "\"tuned, \"\"v3\"\"\",tuned,3,alfworld/valid_seen,all,all,2,strict,"
                                 + "0.220000,0.170000,0.270000",
-                        "\"tuned, \"\"v3\"\"\",tuned,3,alfworld/valid_seen,all,all,100,exact,"
+                        "\"tuned, \"\"v3\"\"\",tuned,3,alfworld/valid_seen,all,all,2,exact,"
                                 + "0.220000,0.170000,0.270000",
-                        "\"tuned, \"\"v3\"\"\",tuned,3,alfworld/valid_seen,all,all,100,similarity,"
+                        "\"tuned, \"\"v3\"\"\",tuned,3,alfworld/valid_seen,all,all,2,similarity,"
+                                + "0.220000,0.170000,0.270000",
+                        "\"tuned, \"\"v3\"\"\",tuned,3,alfworld/valid_seen,all,all,2,greedy_pass,"
+                                + "0.500000,0.400000,0.600000",
+                        "\"tuned, \"\"v3\"\"\",tuned,3,alfworld/valid_seen,all,all,2,greedy_strict,"
+                                + ",,",
+                        "\"tuned, \"\"v3\"\"\",tuned,3,alfworld/valid_seen,all,all,2,capped,"
                                 + "0.220000,0.170000,0.270000",
                         "\"tuned, \"\"v3\"\"\",tuned,3,,drift,parameters,10,changed_fraction,"
                                 + "0.300000,,",
@@ -97,5 +138,43 @@ class ReportWriterTest {
                                 + "0.400000,0.350000,0.450000",
                         "tuned,,,alfworld/valid_unseen,agent,all,20,invalid_reduction_vs_random,"
                                 + "0.100000,0.050000,0.150000");
+    }
+
+    @Test
+    void shouldWriteOneRowPerScoredTransitionWithItsEpisode(@TempDir final Path dir)
+            throws Exception {
+        ReportWriter.writeFiles(report(), dir);
+        final List<String> lines = Files.readAllLines(dir.resolve("transitions.csv"));
+        assertThat(lines.get(0))
+                .isEqualTo(
+                        "model,run,version,set,episode,transition_id,task_type,kind,pass,strict,"
+                                + "exact,similarity,greedy_pass,greedy_strict,capped");
+        assertThat(lines.get(0).split(",")).hasSize(ReportWriter.TRANSITION_COLUMNS.size());
+        assertThat(lines)
+                .as("one row per model, set and scored transition")
+                .hasSize(1 + ROWS.size())
+                .contains(
+                        "\"tuned, \"\"v3\"\"\",tuned,3,alfworld/valid_seen,valid_seen-7-0,"
+                                + "alfworld/valid_seen-7-0/3,pick_and_place,TEXT,0.500000,"
+                                + "0.250000,0.000000,0.750000,1.000000,0.000000,0.250000",
+                        "\"tuned, \"\"v3\"\"\",tuned,3,alfworld/valid_seen,valid_seen-7-1,"
+                                + "alfworld/valid_seen-7-1/0,look_at_obj,TEXT,1.000000,1.000000,"
+                                + "1.000000,1.000000,,,0.000000");
+    }
+
+    @Test
+    void shouldPrintTheStrictPassRateFirstAndWarnOfSamplesCutAtTheCap() {
+        final StringWriter text = new StringWriter();
+        ReportWriter.printTables(report(), new PrintWriter(text));
+        final String header =
+                text.toString().lines().filter(l -> l.startsWith("  model")).findFirst().get();
+        assertThat(header.indexOf("strict (> 0.9)"))
+                .isPositive()
+                .isLessThan(header.indexOf("pass (training spec)"));
+        assertThat(header).endsWith("capped").doesNotContain("greedy");
+        assertThat(text.toString())
+                .contains(
+                        "warning: tuned, \"v3\" on alfworld/valid_seen: 22.0% of samples stopped"
+                                + " at the token cap");
     }
 }
