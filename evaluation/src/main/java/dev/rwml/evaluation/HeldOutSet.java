@@ -39,6 +39,7 @@ public record HeldOutSet(String name, List<Transition> transitions) {
             List.of(
                     "alfworld/valid_seen",
                     "alfworld/valid_unseen",
+                    "alfworld-older/valid_unseen",
                     "tau2/test",
                     "retail/test",
                     "airline/test");
@@ -130,6 +131,8 @@ public record HeldOutSet(String name, List<Transition> transitions) {
                     List.of(EnvKind.ALFWORLD.source("valid_seen", Grammar.CURRENT));
             case "alfworld/valid_unseen" ->
                     List.of(EnvKind.ALFWORLD.source("valid_unseen", Grammar.CURRENT));
+            case "alfworld-older/valid_unseen" ->
+                    List.of(EnvKind.ALFWORLD.source("valid_unseen", Grammar.OLDER));
             case "tau2/test" ->
                     List.of(
                             EnvKind.RETAIL.source(Splits.TEST, Grammar.CURRENT),

@@ -65,7 +65,9 @@ class EvaluationTest {
         texts.put(
                 "alfworld", HeldOutSet.generate("alfworld/valid_unseen", 6, 7, 0.3).transitions());
         texts.put("tau2", HeldOutSet.generate("tau2/test", 6, 7, 0.3).transitions());
-        texts.put("alfworld-older", olderGrammar(6));
+        texts.put(
+                "alfworld-older",
+                HeldOutSet.generate("alfworld-older/valid_unseen", 6, 7, 0.3).transitions());
         // A base that writes the output format: a few SFT steps on training episodes of both
         // environments, so samples parse and their similarities vary with the seed.
         final List<Transition> slice = new ArrayList<>();
@@ -107,31 +109,6 @@ class EvaluationTest {
         Files.write(
                 dir.resolve("tiny-v1.zip"),
                 new Checkpoint(1, v0.config(), tokenizer, moved, Map.of()).toBytes());
-    }
-
-    /**
-     * Held-out ALFWorld text in the older release's grammar ({@code put X in/on Y}, {@code loc N}),
-     * out of the domain the models were trained on: episodes of valid_unseen as {@link
-     * HeldOutSet#generate} plays them, from an older-grammar source.
-     */
-    private static List<Transition> olderGrammar(final int count) {
-        final EpisodeRunner runner =
-                EpisodeRunner.withClock(Clock.fixed(Instant.EPOCH, ZoneOffset.UTC));
-        final List<Transition> out = new ArrayList<>();
-        for (int n = 0; out.size() < count; n++) {
-            for (final Transition t :
-                    runner.run(
-                            EnvKind.ALFWORLD.source("valid_unseen", Grammar.OLDER),
-                            PolicyKind.EPSILON.agent(0.3, PolicyKind.DEFAULT_INVALID_RATE),
-                            HeldOutSet.AGENT_ID,
-                            7,
-                            n)) {
-                if (out.size() < count) {
-                    out.add(t);
-                }
-            }
-        }
-        return out;
     }
 
     private static EvalReport evaluate(final long seed) {

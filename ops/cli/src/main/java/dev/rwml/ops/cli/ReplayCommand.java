@@ -25,9 +25,13 @@ import picocli.CommandLine.Spec;
             "Train a new run on a slice of rwml.transitions: its prediction, reward and trainer"
                     + " stages run in this JVM over [--from, --until) --epochs times, then the"
                     + " trainer publishes a final version and a summary is printed.",
-            "Stage settings: --set prediction.KEY=V, reward.KEY=V, trainer.KEY=V (the keys of"
-                    + " rwml predict, reward and train); --config FILE takes the same prefixed"
-                    + " keys.",
+            "Stage settings: --set prediction.KEY=V, reward.KEY=V, trainer.KEY=V, filter.KEY=V"
+                    + " (the keys of rwml predict, reward, train and filter); --config FILE takes"
+                    + " the same prefixed keys.",
+            "With --filter-run RUN, the paper's offline filter runs first: that run's model"
+                    + " (version filter.filter.version, default 0) tries every transition of the"
+                    + " slice K times, most easy ones are dropped, and the new run trains on the"
+                    + " rest (rwml.<run>.curriculum).",
             "Unlike the live pipeline, replay reads a fixed slice (later transitions are"
                     + " skipped), predicts it once per epoch, widens the reward join window to"
                     + " the slice's old event times, and ends by itself."
@@ -68,6 +72,15 @@ final class ReplayCommand implements Callable<Integer> {
     private String fromRun;
 
     @Option(
+            names = "--filter-run",
+            paramLabel = "RUN",
+            description =
+                    "Filter the slice offline with this run's model before training (the"
+                            + " paper's difficulty filter); the reward stage then keeps every"
+                            + " easy group.")
+    private String filterRun;
+
+    @Option(
             names = "--state-dir",
             defaultValue = ".rwml/state/replay",
             description = "Streams state of the replay's stages (default: ${DEFAULT-VALUE}).")
@@ -91,7 +104,9 @@ final class ReplayCommand implements Callable<Integer> {
                         stateDir.resolve(run),
                         stage(all, "prediction."),
                         stage(all, "reward."),
-                        stage(all, "trainer."));
+                        stage(all, "trainer."),
+                        Optional.ofNullable(filterRun),
+                        stage(all, "filter."));
         new ReplayRun(cluster.connection(), spec.commandLine().getOut()).run(s);
         return 0;
     }
@@ -119,12 +134,13 @@ final class ReplayCommand implements Callable<Integer> {
                 (k, v) -> {
                     if (!k.startsWith("prediction.")
                             && !k.startsWith("reward.")
-                            && !k.startsWith("trainer.")) {
+                            && !k.startsWith("trainer.")
+                            && !k.startsWith("filter.")) {
                         throw new IllegalArgumentException(
                                 "replay setting '"
                                         + k
-                                        + "' names no stage: prefix it with prediction., reward."
-                                        + " or trainer. (e.g. prediction.batch.size=4)");
+                                        + "' names no stage: prefix it with prediction., reward.,"
+                                        + " trainer. or filter. (e.g. prediction.batch.size=4)");
                     }
                     if (k.startsWith(prefix)) {
                         out.put(k.substring(prefix.length()), v);

@@ -14,6 +14,7 @@ import dev.rwml.env.produce.TransitionProducer;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.OffsetRange;
 import dev.rwml.events.PredictionGroup;
+import dev.rwml.events.TransitionDifficulty;
 import dev.rwml.ops.cli.replay.TransitionSlice;
 import dev.rwml.ops.embedded.KafkaStack;
 import dev.rwml.ops.embedded.TestClients;
@@ -60,12 +61,16 @@ class ReplayCommandIT {
 
     private static final String BASE_RUN = "replay-base";
     private static final String RUN = "replay-new";
+    private static final String FILTERED = "replay-filtered";
 
     // What the replay left, for the tests.
     private CliRunner.Result result;
     private List<ModelVersion> versions;
     private List<String> slice;
     private List<String> predicted;
+    private CliRunner.Result filteredResult;
+    private List<TransitionDifficulty> verdicts;
+    private List<String> predictedAfterFilter;
 
     /**
      * Produces transitions, initialises the base run on them, produces the slice and more after it,
@@ -127,7 +132,62 @@ class ReplayCommandIT {
 
         versions = versions(bootstrap, registry);
         slice = sliceIds(bootstrap, from, until);
-        predicted = predictedIds(bootstrap, registry);
+        predicted = predictedIds(bootstrap, registry, RUN);
+
+        // The same slice through the paper's offline filter: the base judges it first.
+        filteredResult =
+                CliRunner.rwml(
+                        "replay",
+                        "--run",
+                        FILTERED,
+                        "--from-run",
+                        BASE_RUN,
+                        "--filter-run",
+                        BASE_RUN,
+                        "--from",
+                        TransitionSlice.text(from),
+                        "--until",
+                        TransitionSlice.text(until),
+                        "--state-dir",
+                        dir.toString(),
+                        "--bootstrap-servers",
+                        bootstrap,
+                        "--schema-registry-url",
+                        registry,
+                        "--set",
+                        "filter.tries=2",
+                        "--set",
+                        "filter.sampling.max.new.tokens=16",
+                        "--set",
+                        "prediction.group.size=2",
+                        "--set",
+                        "prediction.sampling.max.new.tokens=16",
+                        "--set",
+                        "trainer.groups.per.step=2");
+        verdicts = verdicts(bootstrap, registry);
+        predictedAfterFilter = predictedIds(bootstrap, registry, FILTERED);
+    }
+
+    @Test
+    void shouldJudgeExactlyTheSliceWhenFilteringOffline() {
+        assertThat(filteredResult.code()).as(filteredResult.err()).isZero();
+        assertThat(filteredResult.out()).contains("Filter pass:", "filter pass:");
+        assertThat(verdicts)
+                .extracting(TransitionDifficulty::getTransitionId)
+                .as("every transition of the slice once, none after its end")
+                .containsExactlyInAnyOrderElementsOf(slice);
+        assertThat(verdicts).allSatisfy(v -> assertThat(v.getTries()).isEqualTo(2));
+    }
+
+    @Test
+    void shouldTrainTheFilteredRunOnlyOnWhatTheFilterKept() {
+        final List<String> kept =
+                verdicts.stream()
+                        .filter(TransitionDifficulty::getKept)
+                        .map(TransitionDifficulty::getTransitionId)
+                        .toList();
+        assertThat(kept).isNotEmpty();
+        assertThat(predictedAfterFilter).containsExactlyInAnyOrderElementsOf(kept);
     }
 
     @Test
@@ -257,8 +317,31 @@ class ReplayCommandIT {
         return ids;
     }
 
-    private static List<String> predictedIds(final String bootstrap, final String registry) {
-        final String topic = TopicCatalog.defaults().run(RUN).predictions().name();
+    private static List<TransitionDifficulty> verdicts(
+            final String bootstrap, final String registry) {
+        final String topic = TopicCatalog.defaults().run(FILTERED).difficulty().name();
+        final var deserializer =
+                EventSerdes.forValue(
+                                TransitionDifficulty.class, EventSerdes.registryConfig(registry))
+                        .deserializer();
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap)) {
+            final List<TopicPartition> partitions =
+                    TestClients.assignFromBeginning(consumer, topic);
+            final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+            final List<TransitionDifficulty> out = new ArrayList<>();
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
+                for (final ConsumerRecord<byte[], byte[]> r :
+                        consumer.poll(Duration.ofSeconds(1))) {
+                    out.add(deserializer.deserialize(topic, r.value()));
+                }
+            }
+            return out;
+        }
+    }
+
+    private static List<String> predictedIds(
+            final String bootstrap, final String registry, final String run) {
+        final String topic = TopicCatalog.defaults().run(run).predictions().name();
         final var deserializer =
                 EventSerdes.forValue(PredictionGroup.class, EventSerdes.registryConfig(registry))
                         .deserializer();

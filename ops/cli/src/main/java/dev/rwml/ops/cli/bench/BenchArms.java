@@ -17,8 +17,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Trains the arms by replaying a seed's slice into fresh runs copied from the base, and finds the
- * versions at which the other arms have taken as many optimizer steps as RWML.
+ * Trains the filter model and the arms by replaying a slice into fresh runs copied from the base
+ * (the filtered arms after the offline filter pass), and finds the versions at which the other arms
+ * have taken as many optimizer steps as RWML.
  */
 final class BenchArms {
 
@@ -33,17 +34,71 @@ final class BenchArms {
         this.out = out;
     }
 
+    /**
+     * The model that judges the slices for the filtered arms.
+     *
+     * @param run its run
+     * @param version its version
+     */
+    record FilterModel(String run, long version) {
+
+        /** As a marker holds it: {@code run@version}. */
+        String text() {
+            return run + "@" + version;
+        }
+
+        /** Reads {@link #text()}. */
+        static FilterModel parse(final String text) {
+            final int at = text.lastIndexOf('@');
+            return new FilterModel(text.substring(0, at), Long.parseLong(text.substring(at + 1)));
+        }
+    }
+
+    /**
+     * The paper's filter model: a copy of the base SFT'd on the validation slice (the trainer's
+     * {@code sft} objective, the bench's epochs); its last version.
+     */
+    FilterModel trainFilterModel(final Slice validation) throws InterruptedException {
+        final String run = freshRun(BenchRun.FILTER_RUN);
+        final Map<String, Map<String, String>> stages = stages(0, validation, false);
+        stages.get("prediction.").putAll(stage(Arm.WM_SFT.settings(), "prediction."));
+        stages.get("trainer.").putAll(stage(Arm.WM_SFT.settings(), "trainer."));
+        replay(run, validation, stages, Optional.empty());
+        final List<ModelVersion> versions = RunVersions.of(connection, run);
+        return new FilterModel(run, versions.get(versions.size() - 1).getVersion());
+    }
+
     /** Replays seed {@code seed}'s slice into a fresh run from a copy of the base; its name. */
-    String train(final Arm arm, final int seed, final Slice slice) throws InterruptedException {
-        String run = "bench-" + arm.id() + "-s" + seed;
+    String train(
+            final Arm arm, final int seed, final Slice slice, final Optional<FilterModel> filter)
+            throws InterruptedException {
+        final String run = freshRun("bench-" + arm.id() + "-s" + seed);
+        final Map<String, Map<String, String>> stages = stages(seed, slice, arm.filtered());
+        final Map<String, String> over = new LinkedHashMap<>(arm.settings());
+        over.putAll(settings.training().armSettings().getOrDefault(arm, Map.of()));
+        stages.forEach((prefix, kv) -> kv.putAll(stage(over, prefix)));
+        replay(run, slice, stages, arm.filtered() ? filter : Optional.empty());
+        return run;
+    }
+
+    /** The run named {@code name}, or a fresh name when an interrupted attempt left versions. */
+    private String freshRun(final String name) {
+        String run = name;
         for (int attempt = 2; !RunVersions.of(connection, run).isEmpty(); attempt++) {
             // An earlier attempt was interrupted: its run holds a partial lineage.
-            run = "bench-" + arm.id() + "-s" + seed + "-r" + attempt;
+            run = name + "-r" + attempt;
         }
-        final Map<String, String> reward = reward(seed);
-        reward.putAll(arm.reward());
-        final Map<String, String> trainer = trainer();
-        trainer.putAll(arm.trainer());
+        return run;
+    }
+
+    private void replay(
+            final String run,
+            final Slice slice,
+            final Map<String, Map<String, String>> stages,
+            final Optional<FilterModel> filter)
+            throws InterruptedException {
+        final Map<String, String> filterSettings = stages.get("filter.");
+        filter.ifPresent(f -> filterSettings.put("filter.version", Long.toString(f.version())));
         new ReplayRun(connection, out)
                 .run(
                         new ReplayRun.Settings(
@@ -51,20 +106,32 @@ final class BenchArms {
                                 Optional.of(BenchRun.BASE_RUN),
                                 SliceBound.offsets(slice.from()),
                                 SliceBound.offsets(slice.until()),
-                                settings.epochs(),
+                                settings.training().epochs(),
                                 settings.dir().resolve("state").resolve(run),
-                                prediction(seed),
-                                reward,
-                                trainer));
-        return run;
+                                stages.get("prediction."),
+                                stages.get("reward."),
+                                stages.get("trainer."),
+                                filter.map(FilterModel::run),
+                                filterSettings));
+    }
+
+    /** The keys of {@code settings} under {@code prefix}, the prefix removed. */
+    private static Map<String, String> stage(
+            final Map<String, String> settings, final String prefix) {
+        final Map<String, String> out = new LinkedHashMap<>();
+        settings.forEach(
+                (k, v) -> {
+                    if (k.startsWith(prefix)) {
+                        out.put(k.substring(prefix.length()), v);
+                    }
+                });
+        return out;
     }
 
     /**
      * Per seed and for each other arm, the version whose optimizer steps (summed over its versions
      * after 0) first reach those of the RWML arm's last version: the arms compared after the same
-     * number of updates, as the paper compares changed parameters. WM-SFT trains on every group and
-     * RWML without subsampling keeps the easy ones, so on one slice both take more steps than RWML.
-     * A version that is its run's last is left out, being evaluated anyway.
+     * number of updates. A version that is its run's last is left out, being evaluated anyway.
      *
      * @param runs each seed's run of each arm
      * @return the matched version by run
@@ -78,14 +145,26 @@ final class BenchArms {
                         return;
                     }
                     final long rwmlSteps = steps(RunVersions.of(connection, rwml));
-                    for (final Arm arm : List.of(Arm.WM_SFT, Arm.RWML_NO_SUBSAMPLING)) {
-                        final String run = byArm.get(arm);
-                        if (run != null) {
-                            match(seed, arm, run, rwmlSteps).ifPresent(v -> matched.put(run, v));
-                        }
-                    }
+                    byArm.forEach(
+                            (arm, run) -> {
+                                if (arm != Arm.RWML) {
+                                    match(seed, arm, run, rwmlSteps)
+                                            .ifPresent(v -> matched.put(run, v));
+                                }
+                            });
                 });
         return matched;
+    }
+
+    /** The optimizer steps of {@code run} up to and including {@code version}. */
+    long stepsAt(final String run, final long version) {
+        long steps = 0;
+        for (final ModelVersion m : RunVersions.of(connection, run)) {
+            if (m.getVersion() <= version) {
+                steps += stepsOf(m);
+            }
+        }
+        return steps;
     }
 
     /** The first version of {@code run} with {@code rwmlSteps} steps, unless it is the last. */
@@ -127,34 +206,44 @@ final class BenchArms {
         return m.getVersion() == 0 ? 0 : m.getCounters().getSteps();
     }
 
-    private Map<String, String> prediction(final int seed) {
+    /**
+     * The bench's settings of every stage for one seed's slice, keyed by prefix: prediction
+     * (sampling seeded by the seed, so the arms of one seed sample alike), reward (subsampling
+     * seeded alike), trainer (warmup as a fraction of the slice's most steps) and filter.
+     */
+    private Map<String, Map<String, String>> stages(
+            final int seed, final Slice slice, final boolean filtered) {
         final DemoSettings d = settings.demo();
+        final BenchRun.Training t = settings.training();
         final Map<String, String> prediction = new LinkedHashMap<>();
         prediction.put(PredictionConfig.GROUP_SIZE, Integer.toString(d.groupSize()));
         prediction.put("sampling.max.new.tokens", Integer.toString(d.maxNewTokens()));
         prediction.put(PredictionConfig.BATCH_SIZE, Integer.toString(d.predictionBatch()));
         prediction.put("select.envs", EnvKind.ALFWORLD.id());
-        // the arms of one seed sample alike; other seeds sample independently
         prediction.put("sampling.seed", Integer.toString(seed));
-        return prediction;
-    }
-
-    private Map<String, String> reward(final int seed) {
         final Map<String, String> reward = new LinkedHashMap<>();
         reward.put("subsample.seed", Integer.toString(seed));
-        if (!settings.demo().rewardSpec().isBlank()) {
-            reward.put("reward.spec", settings.demo().rewardSpec());
+        final Map<String, String> filter = new LinkedHashMap<>();
+        filter.put("tries", Integer.toString(t.filterTries()));
+        filter.put("sampling.max.new.tokens", Integer.toString(d.maxNewTokens()));
+        filter.put("subsample.seed", Integer.toString(seed));
+        if (!d.rewardSpec().isBlank()) {
+            reward.put("reward.spec", d.rewardSpec());
+            filter.put("reward.spec", d.rewardSpec());
         }
-        return reward;
-    }
-
-    private Map<String, String> trainer() {
-        final DemoSettings d = settings.demo();
+        final long transitions = slice.transitions();
+        final long mostSteps = Math.max(1, transitions * t.epochs() / t.groupsPerStep());
         final Map<String, String> trainer = new LinkedHashMap<>();
-        trainer.put("groups.per.step", Integer.toString(d.groupsPerStep()));
+        trainer.put("groups.per.step", Integer.toString(t.groupsPerStep()));
         trainer.put(TrainerConfig.PUBLISH_EVERY_STEPS, Integer.toString(d.publishEverySteps()));
-        trainer.put("learning.rate", Double.toString(d.learningRate()));
+        trainer.put("learning.rate", Double.toString(t.learningRate()));
+        trainer.put("warmup.steps", Long.toString(Math.round(t.warmupFraction() * mostSteps)));
         trainer.put("keep.versions", "100000");
-        return trainer;
+        final Map<String, Map<String, String>> stages = new LinkedHashMap<>();
+        stages.put("prediction.", prediction);
+        stages.put("reward.", reward);
+        stages.put("trainer.", trainer);
+        stages.put("filter.", filtered ? filter : new LinkedHashMap<>());
+        return stages;
     }
 }

@@ -20,17 +20,17 @@ final class BenchBase {
     private static final int MAX_TRANSITIONS = 1_000_000;
 
     private final Connection connection;
-    private final DemoSettings demo;
+    private final BenchRun.Settings settings;
     private final BenchState state;
     private final PrintWriter out;
 
     BenchBase(
             final Connection connection,
-            final DemoSettings demo,
+            final BenchRun.Settings settings,
             final BenchState state,
             final PrintWriter out) {
         this.connection = connection;
-        this.demo = demo;
+        this.settings = settings;
         this.state = state;
         this.out = out;
     }
@@ -51,15 +51,15 @@ final class BenchBase {
         Progress.say(
                 out,
                 "Training the base world model (%s, %d SFT steps) on the pretraining slice ...",
-                demo.modelPreset(),
-                demo.initSteps());
+                settings.demo().modelPreset(),
+                settings.training().baseSteps());
         final BaseModelInit.Result init =
                 BaseModelInit.run(
                         BaseModelInit.Config.of(
                                 BenchRun.BASE_RUN,
                                 connection,
-                                demo.modelPreset(),
-                                demo.initSteps(),
+                                settings.demo().modelPreset(),
+                                settings.training().baseSteps(),
                                 MAX_TRANSITIONS,
                                 Set.of(EnvKind.ALFWORLD.id()),
                                 DemoSettings.SEED),

@@ -2,6 +2,7 @@ package dev.rwml.ops.cli.bench;
 
 import dev.rwml.env.EnvKind;
 import dev.rwml.env.PolicyKind;
+import dev.rwml.env.alfworld.Grammar;
 import dev.rwml.env.produce.KafkaSettings;
 import dev.rwml.env.produce.ProducerConfig;
 import dev.rwml.env.produce.ProducerResult;
@@ -29,8 +30,9 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 
 /**
- * The bench's data in {@code rwml.transitions}: the pretraining slice the base model learns from,
- * then per seed one slice of new ALFWorld episodes whose offsets every arm of that seed replays.
+ * The bench's data in {@code rwml.transitions}: the pretraining slice the base model learns from
+ * (both command grammars), the validation slice the filter model is SFT'd on, then per seed one
+ * slice of new ALFWorld episodes whose offsets every arm of that seed replays.
  */
 final class BenchData {
 
@@ -50,37 +52,74 @@ final class BenchData {
         this.out = out;
     }
 
-    /** Produces the pretraining episodes once. */
+    /**
+     * Produces the pretraining episodes once: the current grammar's, then the older grammar's (the
+     * skill the arms never train, where the bench measures forgetting).
+     */
     void pretraining() throws IOException {
         final Optional<String> before = state.done(Step.PRETRAINING);
         if (before.isPresent()) {
             Progress.say(out, "Pretraining slice: done before (%s)", before.get());
             return;
         }
-        final ProducerResult result =
-                produce(settings.demo().pretrainEpisodes(), DemoSettings.SEED);
-        Progress.say(
-                out,
-                "Pretraining slice: %d transitions of %d ALFWorld episodes",
-                result.transitions(),
-                result.episodes());
-        state.markDone(Step.PRETRAINING, result.transitions() + " transitions");
+        final ProducerResult current =
+                produce(settings.data().pretrainEpisodes(), DemoSettings.SEED, Grammar.CURRENT);
+        final ProducerResult older =
+                settings.data().olderGrammarEpisodes() == 0
+                        ? null
+                        : produce(
+                                settings.data().olderGrammarEpisodes(),
+                                DemoSettings.SEED + 1_000,
+                                Grammar.OLDER);
+        final String summary =
+                current.transitions()
+                        + " transitions of "
+                        + current.episodes()
+                        + " episodes"
+                        + (older == null
+                                ? ""
+                                : " and "
+                                        + older.transitions()
+                                        + " of "
+                                        + older.episodes()
+                                        + " in the older grammar");
+        Progress.say(out, "Pretraining slice: %s", summary);
+        state.markDone(Step.PRETRAINING, summary);
+    }
+
+    /** Produces the filter model's validation slice once and records its offsets. */
+    void validation() throws IOException {
+        produceSlice(
+                BenchState.VALIDATION,
+                settings.data().filterEpisodes(),
+                DemoSettings.SEED + 500,
+                "Validation slice (the filter model's SFT data)");
     }
 
     /** Produces seed {@code seed}'s RWML data slice once and records its offsets. */
     void slice(final int seed) throws IOException {
-        final Step step = Step.slice(seed);
+        produceSlice(
+                seed,
+                settings.data().sliceEpisodes(),
+                DemoSettings.SEED + seed,
+                "RWML data slice of seed " + seed);
+    }
+
+    private void produceSlice(
+            final int number, final int episodes, final long seed, final String what)
+            throws IOException {
+        final Step step = Step.slice(number);
         if (state.done(step).isPresent()) {
             return;
         }
         final Map<Integer, Long> from = endOffsets();
-        final ProducerResult result = produce(settings.sliceEpisodes(), DemoSettings.SEED + seed);
+        final ProducerResult result = produce(episodes, seed, Grammar.CURRENT);
         final Slice slice = new Slice(from, endOffsets());
-        state.recordSlice(seed, slice);
+        state.recordSlice(number, slice);
         Progress.say(
                 out,
-                "RWML data slice of seed %d: %d transitions of %d episodes, offsets %s until %s",
-                seed,
+                "%s: %d transitions of %d episodes, offsets %s until %s",
+                what,
                 result.transitions(),
                 result.episodes(),
                 Slice.text(slice.from()),
@@ -88,12 +127,13 @@ final class BenchData {
         state.markDone(step, Slice.text(slice.until()));
     }
 
-    private ProducerResult produce(final int episodes, final long seed) {
+    private ProducerResult produce(final int episodes, final long seed, final Grammar grammar) {
         return new TransitionProducer(
                         ProducerConfig.builder(EnvKind.ALFWORLD, KafkaSettings.of(connection))
                                 .agents(1)
                                 .episodes(episodes)
                                 .seed(seed)
+                                .grammar(grammar)
                                 .policy(PolicyKind.EPSILON)
                                 .epsilon(settings.demo().epsilon())
                                 .baseTime(Instant.now())

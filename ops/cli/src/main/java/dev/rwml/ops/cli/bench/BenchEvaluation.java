@@ -13,19 +13,22 @@ import dev.rwml.runtime.settings.Connection;
 import dev.rwml.scoring.EmbeddingSettings;
 import dev.rwml.scoring.score.RewardSpecTable;
 import dev.rwml.scoring.score.SimilarityScorer;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The bench's {@code rwml eval}: ALFWorld's seen and unseen validation splits, drift on unseen
- * texts and the guided agent, for the base and every trained model at the training reward spec.
+ * The bench's evaluation: every model on ALFWorld's valid_unseen (in the grammar the arms trained)
+ * and on valid_unseen in the older grammar (the skill they did not train), with a greedy pass and
+ * drift on both; then the guided agent for the models {@link BenchSummary} compares on it.
  */
 final class BenchEvaluation {
 
-    private static final String UNSEEN = "alfworld/valid_unseen";
-    private static final List<String> SPLITS = List.of("alfworld/valid_seen", UNSEEN);
+    /** The in-domain held-out split, the primary one. */
+    static final String UNSEEN = "alfworld/valid_unseen";
+
+    /** The out-of-domain held-out split: the same rooms in the older command grammar. */
+    static final String OLDER = "alfworld-older/valid_unseen";
 
     private final BenchRun.Settings settings;
     private final Evaluation.Progress progress;
@@ -36,71 +39,93 @@ final class BenchEvaluation {
     }
 
     /**
-     * Evaluates version 0 of the base, the latest version of each of {@code runs}, and the matched
-     * version of those in {@code matched}.
+     * Evaluates version 0 of the base and the versions of {@code versions} (by run) on the held-out
+     * sets, then plays the agent guided by the base and by the models of {@code agentRuns} (their
+     * latest versions).
      */
     EvalReport run(
-            final Connection connection, final List<String> runs, final Map<String, Long> matched) {
+            final Connection connection,
+            final Map<String, List<String>> versions,
+            final List<String> agentRuns) {
         final DemoSettings demo = settings.demo();
+        final BenchRun.Eval e = settings.eval();
         final EvalSettings eval =
                 new EvalSettings(
-                        settings.evalSamples(),
+                        e.samples(),
                         DemoSettings.SEED,
-                        settings.bootstrap(),
-                        1f,
+                        e.bootstrap(),
+                        (float) e.temperature(),
                         1f,
                         demo.maxNewTokens(),
                         true);
-        final List<HeldOutSet> sets = heldOutSets();
-        final Map<String, List<Transition>> texts = driftTexts();
-        final AgentEvaluation agent = agent();
+        final HeldOutSet unseen = heldOut(UNSEEN, e.transitions());
+        final HeldOutSet older = heldOut(OLDER, Math.max(4, e.transitions() / 2));
+        final Map<String, List<Transition>> texts = new LinkedHashMap<>();
+        texts.put(UNSEEN, unseen.transitions());
+        texts.put(OLDER, older.transitions());
         final RewardSpecTable specs =
                 demo.rewardSpec().isBlank()
                         ? RewardSpecTable.paperDefaults()
                         : RewardSpecTable.parse(demo.rewardSpec());
         final SimilarityScorer scorer =
                 new SimilarityScorer(EmbeddingSettings.defaults().create(System.getenv()));
+        final EvalReport sets;
         try (ModelCatalog catalog = new ModelCatalog(connection)) {
             catalog.addRun(BenchRun.BASE_RUN, List.of("0"));
-            for (final String run : runs) {
-                catalog.addRun(
-                        run,
-                        matched.containsKey(run)
-                                ? List.of(Long.toString(matched.get(run)), "latest")
-                                : List.of("latest"));
-            }
-            return new Evaluation(sets, texts, run -> specs, scorer, eval, progress, agent)
-                    .run(catalog);
+            versions.forEach(catalog::addRun);
+            sets =
+                    new Evaluation(
+                                    List.of(unseen, older),
+                                    texts,
+                                    run -> specs,
+                                    scorer,
+                                    eval,
+                                    progress)
+                            .run(catalog);
         }
-    }
-
-    private List<HeldOutSet> heldOutSets() {
-        final List<HeldOutSet> sets = new ArrayList<>();
-        for (final String split : SPLITS) {
-            sets.add(heldOut(split, settings.evalTransitions()));
+        if (e.agentEpisodes() == 0) {
+            return sets;
         }
-        return sets;
-    }
-
-    private Map<String, List<Transition>> driftTexts() {
-        final Map<String, List<Transition>> texts = new LinkedHashMap<>();
-        texts.put(
-                "alfworld",
-                heldOut(UNSEEN, Math.max(8, settings.evalTransitions() / 2)).transitions());
-        return texts;
+        final EvalReport agents;
+        try (ModelCatalog catalog = new ModelCatalog(connection)) {
+            catalog.addRun(BenchRun.BASE_RUN, List.of("0"));
+            agentRuns.forEach(run -> catalog.addRun(run, List.of("latest")));
+            agents =
+                    new Evaluation(
+                                    List.of(),
+                                    Map.of(),
+                                    run -> specs,
+                                    scorer,
+                                    eval,
+                                    progress,
+                                    agent())
+                            .run(catalog);
+        }
+        return new EvalReport(
+                sets.samples(),
+                sets.seed(),
+                sets.bootstrap(),
+                sets.rewardSpecs(),
+                sets.models(),
+                agents.agent(),
+                agents.agents());
     }
 
     private HeldOutSet heldOut(final String split, final int transitions) {
         return HeldOutSet.generate(
-                split, transitions, DemoSettings.SEED, settings.demo().epsilon());
+                split,
+                transitions,
+                DemoSettings.SEED,
+                settings.demo().epsilon(),
+                settings.eval().perEpisode());
     }
 
     private AgentEvaluation agent() {
         return new AgentEvaluation(
                 List.of(UNSEEN),
-                new GuidedAgent.Settings(settings.agentEpisodes(), 3, 0.2, 0.3),
+                new GuidedAgent.Settings(settings.eval().agentEpisodes(), 3, 0.2, 0.3),
                 DemoSettings.SEED,
-                settings.bootstrap(),
+                settings.eval().bootstrap(),
                 1);
     }
 }

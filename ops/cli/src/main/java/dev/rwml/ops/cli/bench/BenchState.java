@@ -21,11 +21,15 @@ import java.util.regex.Pattern;
  * and each seed's data slice) and the markers of finished steps under {@code done/}.
  *
  * <p>The file keeps the format of the first bench: {@code setting.<name>=<value>} and {@code
- * slice-s<seed>.from} / {@code .until} as {@code partition:offset} pairs joined by commas.
+ * slice-s<seed>.from} / {@code .until} as {@code partition:offset} pairs joined by commas (seed 0:
+ * the filter model's validation slice).
  */
 final class BenchState {
 
     static final String FILE = "bench.properties";
+
+    /** The slice number of the filter model's validation slice (seeds count from 1). */
+    static final int VALIDATION = 0;
 
     private static final String SETTING = "setting.";
     private static final Pattern SLICE_KEY = Pattern.compile("slice-s(\\d+)\\.(from|until)");
@@ -39,6 +43,7 @@ final class BenchState {
     record Step(String name) {
         static final Step PRETRAINING = new Step("pretraining");
         static final Step BASE = new Step("base");
+        static final Step FILTER_MODEL = new Step("filter-model");
 
         /** Producing seed {@code seed}'s data slice. */
         static Step slice(final int seed) {
@@ -61,6 +66,15 @@ final class BenchState {
         Slice {
             from = sorted(from);
             until = sorted(until);
+        }
+
+        /** The offsets the slice spans: its transitions and, at most, their transaction markers. */
+        long transitions() {
+            long n = 0;
+            for (final Map.Entry<Integer, Long> e : until.entrySet()) {
+                n += e.getValue() - from.getOrDefault(e.getKey(), e.getValue());
+            }
+            return n;
         }
 
         /** The offsets as the file and the progress lines write them: {@code 0:12,1:30}. */

@@ -17,6 +17,7 @@ import dev.rwml.runtime.Meters;
 import dev.rwml.runtime.lifecycle.StreamsLifecycle;
 import dev.rwml.runtime.settings.Connection;
 import dev.rwml.runtime.start.StartPosition;
+import dev.rwml.runtime.start.StopAt;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.trainer.PublishListener;
@@ -81,6 +82,9 @@ public final class ReplayRun {
      * @param prediction prediction-stage settings (keys of {@code rwml predict})
      * @param reward reward-stage settings (keys of {@code rwml reward})
      * @param trainer trainer settings (keys of {@code rwml train})
+     * @param filterRun the run whose model judges the slice in an offline filter pass before
+     *     training (the paper's filter), if any; the run trains on what it keeps
+     * @param filter filter-stage settings (keys of {@code rwml filter}) for that pass
      */
     public record Settings(
             String run,
@@ -91,7 +95,9 @@ public final class ReplayRun {
             Path stateDir,
             Map<String, String> prediction,
             Map<String, String> reward,
-            Map<String, String> trainer) {
+            Map<String, String> trainer,
+            Optional<String> filterRun,
+            Map<String, String> filter) {
 
         /** Validates the epochs and copies the maps. */
         public Settings {
@@ -101,6 +107,7 @@ public final class ReplayRun {
             prediction = Map.copyOf(prediction);
             reward = Map.copyOf(reward);
             trainer = Map.copyOf(trainer);
+            filter = Map.copyOf(filter);
         }
     }
 
@@ -111,9 +118,14 @@ public final class ReplayRun {
      * @param predictions prediction groups written (all epochs)
      * @param rewards rewarded groups written
      * @param versions every version of the new run, base first
+     * @param filter what the offline filter pass decided, when one ran
      */
     public record Result(
-            TransitionSlice slice, long predictions, long rewards, List<ModelVersion> versions) {}
+            TransitionSlice slice,
+            long predictions,
+            long rewards,
+            List<ModelVersion> versions,
+            Optional<FilterPass.Result> filter) {}
 
     /**
      * A replay on the connection's cluster and registry (every client and stage with its security
@@ -151,11 +163,39 @@ public final class ReplayRun {
                     TransitionSlice.text(slice.from()),
                     TransitionSlice.text(slice.until()),
                     s.epochs());
-            final PredictionConfig prediction = predictionConfig(s, slice, base);
+            Optional<FilterPass.Result> filtered = Optional.empty();
+            TransitionSlice trained = slice;
+            if (s.filterRun().isPresent()) {
+                filtered =
+                        Optional.of(
+                                new FilterPass(connection, out)
+                                        .run(
+                                                s.run(),
+                                                s.filterRun().get(),
+                                                slice,
+                                                s.stateDir().resolve("filter"),
+                                                s.filter(),
+                                                admin));
+                trained =
+                        TransitionSlice.resolve(
+                                admin,
+                                connection,
+                                catalog.run(s.run()).curriculum().name(),
+                                SliceBound.EARLIEST,
+                                SliceBound.LATEST);
+                if (trained.transitions() == 0) {
+                    throw new IllegalStateException(
+                            "the filter kept none of the slice's transitions; lower"
+                                    + " filter.easy.keep.probability's strictness or check the"
+                                    + " filter model");
+                }
+            }
+            final TransitionSlice input = trained;
+            final PredictionConfig prediction = predictionConfig(s, input, base);
             final RewardConfig reward = rewardConfig(s, slice);
             final TrainerConfig trainer =
                     TrainerConfig.defaults(s.run()).with(merged(s.trainer(), connection.asMap()));
-            moveGroup(admin, prediction.applicationId(), slice.from());
+            moveGroup(admin, prediction.applicationId(), prediction.inputTopic(), input.from());
             final MeterRegistry meters = new SimpleMeterRegistry();
             final String predictionsTopic = catalog.run(s.run()).predictions().name();
             final String rewardsTopic = catalog.run(s.run()).rewards().name();
@@ -166,9 +206,14 @@ public final class ReplayRun {
                 for (int epoch = 1; epoch <= s.epochs(); epoch++) {
                     if (epoch > 1) {
                         stages.restartPrediction(
-                                () -> moveGroup(admin, prediction.applicationId(), slice.from()));
+                                () ->
+                                        moveGroup(
+                                                admin,
+                                                prediction.applicationId(),
+                                                prediction.inputTopic(),
+                                                input.from()));
                     }
-                    final long target = epoch * slice.transitions();
+                    final long target = epoch * input.transitions();
                     final int e = epoch;
                     await(
                             stages,
@@ -185,8 +230,8 @@ public final class ReplayRun {
                                             s.epochs(),
                                             observer.committedRecords(predictionsTopic)
                                                     + rejected(meters, s.run())
-                                                    - (e - 1) * slice.transitions(),
-                                            slice.transitions(),
+                                                    - (e - 1) * input.transitions(),
+                                            input.transitions(),
                                             observer.committedRecords(rewardsTopic)));
                 }
                 final long predictions = observer.committedRecords(predictionsTopic);
@@ -211,7 +256,8 @@ public final class ReplayRun {
                                 slice,
                                 predictions,
                                 observer.committedRecords(rewardsTopic),
-                                versions);
+                                versions,
+                                filtered);
                 summary(s, result);
                 return result;
             }
@@ -311,7 +357,10 @@ public final class ReplayRun {
         m.put("run", s.run());
         m.putAll(connection.asMap());
         m.put(StartPosition.SETTING, "earliest");
-        m.put("stop.at", TransitionSlice.text(slice.until()));
+        m.put(StopAt.SETTING, new StopAt(slice.until()).text());
+        if (s.filterRun().isPresent()) {
+            m.put("input", PredictionConfig.INPUT_CURRICULUM);
+        }
         return PredictionConfig.fromMap(m);
     }
 
@@ -325,6 +374,10 @@ public final class ReplayRun {
         m.put("join.grace", reach.toString());
         // Quick commits: the end of each epoch is seen from committed output.
         m.put("streams.commit.interval.ms", "500");
+        if (s.filterRun().isPresent()) {
+            // The filter pass already subsampled the easy transitions: not twice.
+            m.put("easy.keep.probability", "1");
+        }
         m.putAll(s.reward());
         m.put("run", s.run());
         m.putAll(connection.asMap());
@@ -338,15 +391,15 @@ public final class ReplayRun {
         return m;
     }
 
-    /** Commits the slice start as the prediction group's offsets (the group must be empty). */
-    private static void moveGroup(
-            final Admin admin, final String groupId, final Map<Integer, Long> offsets) {
+    /** Commits the slice start as a stage group's offsets on its input (the group is empty). */
+    static void moveGroup(
+            final Admin admin,
+            final String groupId,
+            final String topic,
+            final Map<Integer, Long> offsets) {
         final Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
         offsets.forEach(
-                (p, o) ->
-                        commit.put(
-                                new TopicPartition(TopicCatalog.TRANSITIONS, p),
-                                new OffsetAndMetadata(o)));
+                (p, o) -> commit.put(new TopicPartition(topic, p), new OffsetAndMetadata(o)));
         TransitionSlice.get(admin.alterConsumerGroupOffsets(groupId, commit).all());
     }
 
@@ -407,6 +460,13 @@ public final class ReplayRun {
                 TransitionSlice.text(r.slice().from()),
                 TransitionSlice.text(r.slice().until()),
                 s.epochs());
+        r.filter()
+                .ifPresent(
+                        f ->
+                                say(
+                                        "  filter pass: %d judged, %d easy, %d kept (the run"
+                                                + " trained on those)",
+                                        f.judged(), f.easy(), f.kept()));
         say("  prediction groups: %d, rewarded groups: %d", r.predictions(), r.rewards());
         say("  versions published after the base: %d", r.versions().size() - 1);
         for (final ModelVersion v : r.versions()) {

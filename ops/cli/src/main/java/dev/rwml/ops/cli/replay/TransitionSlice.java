@@ -50,15 +50,24 @@ public record TransitionSlice(
     }
 
     /**
-     * Resolves both bounds against the log as it is now and counts the slice with a consumer on
-     * {@code connection}.
+     * Resolves both bounds against {@code rwml.transitions} as it is now and counts the slice with
+     * a consumer on {@code connection}.
      */
     public static TransitionSlice resolve(
             final Admin admin,
             final Connection connection,
             final SliceBound fromBound,
             final SliceBound untilBound) {
-        final String topic = TopicCatalog.TRANSITIONS;
+        return resolve(admin, connection, TopicCatalog.TRANSITIONS, fromBound, untilBound);
+    }
+
+    /** Resolves both bounds against {@code topic}, a log of transitions, and counts the slice. */
+    public static TransitionSlice resolve(
+            final Admin admin,
+            final Connection connection,
+            final String topic,
+            final SliceBound fromBound,
+            final SliceBound untilBound) {
         final List<Integer> partitions = partitions(admin, topic);
         final Map<Integer, Long> begin = list(admin, topic, partitions, OffsetSpec.earliest());
         final Map<Integer, Long> end = list(admin, topic, partitions, OffsetSpec.latest());

@@ -9,6 +9,7 @@ import dev.rwml.schemas.serde.EventSerde;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicCatalog;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -108,6 +109,7 @@ public final class RunProgress implements AutoCloseable {
     private long judged;
     private long judgedEasy;
     private long judgedKept;
+    private final List<Double> judgedMaxSimilarity = new ArrayList<>();
     private final Map<String, TopicTail> tails = new LinkedHashMap<>();
     private final TreeMap<Long, ModelVersion> versions = new TreeMap<>();
     private final TreeMap<Long, PassRate> passRates = new TreeMap<>();
@@ -226,6 +228,7 @@ public final class RunProgress implements AutoCloseable {
             judged++;
             judgedEasy += v.getDifficulty() == Difficulty.EASY ? 1 : 0;
             judgedKept += v.getKept() ? 1 : 0;
+            judgedMaxSimilarity.add(v.getMaxSimilarity());
         } catch (RuntimeException e) {
             LOG.debug(
                     "Skipping undecodable verdict at {}-{}@{}",
@@ -234,6 +237,22 @@ public final class RunProgress implements AutoCloseable {
                     r.offset(),
                     e);
         }
+    }
+
+    /**
+     * The data-stage threshold at which {@code easyFraction} of the verdicts read so far would be
+     * easy under the one-pass rule (a transition is easy when its best try exceeds the threshold):
+     * the {@code 1 - easyFraction} quantile of the best tries' similarities; NaN before any
+     * verdict.
+     */
+    public synchronized double thresholdForEasyFraction(final double easyFraction) {
+        if (judgedMaxSimilarity.isEmpty()) {
+            return Double.NaN;
+        }
+        final List<Double> sorted = new ArrayList<>(judgedMaxSimilarity);
+        Collections.sort(sorted);
+        final int index = (int) Math.floor((1 - easyFraction) * (sorted.size() - 1));
+        return sorted.get(Math.max(0, Math.min(sorted.size() - 1, index)));
     }
 
     @Override

@@ -114,14 +114,14 @@ class BenchStateTest {
     @Test
     void shouldReadTheValueADoneMarkerHolds() throws IOException {
         final BenchState state = BenchState.resume(dir, IDENTITY);
-        final Step step = Step.arm(Arm.RWML_NO_SUBSAMPLING, 2);
+        final Step step = Step.arm(Arm.RWML_NO_FILTER, 2);
         assertThat(state.done(step)).isEmpty();
 
-        state.markDone(step, "bench-rwml-nosub-s2-r2");
+        state.markDone(step, "bench-rwml-nofilter-s2-r2");
 
-        assertThat(state.done(step)).contains("bench-rwml-nosub-s2-r2");
-        assertThat(dir.resolve("done").resolve("arm-rwml-nosub-s2"))
-                .hasContent("bench-rwml-nosub-s2-r2\n");
+        assertThat(state.done(step)).contains("bench-rwml-nofilter-s2-r2");
+        assertThat(dir.resolve("done").resolve("arm-rwml-nofilter-s2"))
+                .hasContent("bench-rwml-nofilter-s2-r2\n");
         assertThat(Step.slice(4).name()).isEqualTo("slice-s4");
     }
 

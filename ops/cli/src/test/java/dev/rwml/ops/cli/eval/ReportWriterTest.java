@@ -62,7 +62,6 @@ class ReportWriterTest {
         final EvalReport.ModelResult model =
                 new EvalReport.ModelResult("tuned, \"v3\"", "tuned", 3, List.of(set), drift, 1);
         final Interval i = new Interval(0.3, 0.25, 0.35);
-        final Interval none = new Interval(Double.NaN, Double.NaN, Double.NaN);
         final EvalReport.AgentResult random =
                 new EvalReport.AgentResult(
                         "alfworld/valid_unseen",
