@@ -35,7 +35,7 @@ import picocli.CommandLine.Spec;
                     + " <dir>/report/ (bench.md, report.html, report.md, transitions.csv).",
             "Resumable: rerun with the same options and --dir; finished steps are skipped and an"
                     + " interrupted arm is trained again into a fresh run.",
-            "Example: rwml bench --seeds 3 --arms wm-sft,rwml,rwml-nofilter,rwml-online"
+            "Example: rwml bench --seeds 2 --arms wm-sft,rwml,rwml-nofilter"
                     + " --arm-set rwml:trainer.learning.rate=1e-3"
         })
 final class BenchCommand implements Callable<Integer> {
@@ -51,7 +51,7 @@ final class BenchCommand implements Callable<Integer> {
     @Option(
             names = "--seeds",
             description =
-                    "Seeds, each with its own slice, sampling and subsampling draws (default: 2,"
+                    "Seeds, each with its own slice, sampling and subsampling draws (default: 3,"
                             + " 1 with --quick).")
     private Integer seeds;
 
@@ -62,7 +62,7 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(
             names = "--epochs",
-            description = "Replays of each slice per arm (default: 2, 1 with --quick).")
+            description = "Replays of each slice per arm (default: 4, 1 with --quick).")
     private Integer epochs;
 
     @Option(
@@ -70,8 +70,8 @@ final class BenchCommand implements Callable<Integer> {
             split = ",",
             paramLabel = "ARM",
             description =
-                    "Arms to train: wm-sft, rwml, rwml-nofilter, rwml-online (default:"
-                            + " wm-sft,rwml,rwml-nofilter).")
+                    "Arms to train: wm-sft, rwml, rwml-nofilter, rwml-online (default: all"
+                            + " four).")
     private List<String> arms;
 
     @Option(
@@ -187,8 +187,11 @@ final class BenchCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         final DemoSettings demo = DemoSettings.of(size, quick);
         final List<Arm> trained = new ArrayList<>();
-        (arms == null ? List.of("wm-sft", "rwml", "rwml-nofilter") : arms)
-                .forEach(a -> trained.add(Arm.of(a.trim())));
+        if (arms == null) {
+            trained.addAll(List.of(Arm.values()));
+        } else {
+            arms.forEach(a -> trained.add(Arm.of(a.trim())));
+        }
         if (!filter.equals("sft") && !filter.equals("base")) {
             throw new IllegalArgumentException(
                     "--filter must be sft or base, got '" + filter + "'");
@@ -198,7 +201,7 @@ final class BenchCommand implements Callable<Integer> {
                         dir,
                         demo,
                         new BenchRun.Data(
-                                or(seeds, quick ? 1 : 2),
+                                or(seeds, quick ? 1 : 3),
                                 or(pretrainEpisodes, quick ? demo.pretrainEpisodes() : 100),
                                 or(olderGrammarEpisodes, quick ? 4 : 40),
                                 or(filterEpisodes, quick ? 2 : 10),
@@ -206,7 +209,7 @@ final class BenchCommand implements Callable<Integer> {
                         new BenchRun.Training(
                                 trained,
                                 or(baseSteps, quick ? demo.initSteps() : 600),
-                                or(epochs, quick ? 1 : 2),
+                                or(epochs, quick ? 1 : 4),
                                 or(groupsPerStep, quick ? demo.groupsPerStep() : 2),
                                 learningRate != null ? learningRate : demo.learningRate(),
                                 warmupFraction,

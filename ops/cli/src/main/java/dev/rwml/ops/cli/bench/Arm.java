@@ -17,15 +17,13 @@ public enum Arm {
     RWML_NO_FILTER("rwml-nofilter", Map.of("reward.easy.keep.probability", "1"), false),
     /**
      * GRPO with the online rule instead of the filter model: a group is easy when one of the
-     * policy's own samples passes the data-stage threshold (an extra ablation).
+     * policy's own samples passes the data-stage threshold (the reward stage's default; an extra
+     * ablation).
      */
     RWML_ONLINE("rwml-online", Map.of(), false);
 
     /** The prefixes of the stages an arm's settings go to. */
     static final List<String> STAGES = List.of("prediction.", "reward.", "trainer.", "filter.");
-
-    /** The arms a bench trains unless told otherwise. */
-    static final List<Arm> DEFAULTS = List.of(WM_SFT, RWML, RWML_NO_FILTER);
 
     private final String id;
     private final Map<String, String> settings;

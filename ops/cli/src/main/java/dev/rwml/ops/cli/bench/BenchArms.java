@@ -5,16 +5,20 @@ import dev.rwml.events.ModelVersion;
 import dev.rwml.ops.cli.Progress;
 import dev.rwml.ops.cli.bench.BenchState.Slice;
 import dev.rwml.ops.cli.demo.DemoSettings;
+import dev.rwml.ops.cli.replay.FilterPass;
 import dev.rwml.ops.cli.replay.ReplayRun;
 import dev.rwml.ops.cli.replay.SliceBound;
+import dev.rwml.ops.cli.status.RunProgress;
 import dev.rwml.prediction.PredictionConfig;
 import dev.rwml.runtime.settings.Connection;
+import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.trainer.TrainerConfig;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Trains the filter model and the arms by replaying a slice into fresh runs copied from the base
@@ -245,5 +249,29 @@ final class BenchArms {
         stages.put("trainer.", trainer);
         stages.put("filter.", filtered ? filter : new LinkedHashMap<>());
         return stages;
+    }
+
+    /**
+     * What the offline filter decided on {@code run}'s slice, read back from its verdicts.
+     *
+     * @param judged transitions judged
+     * @param easy judged easy
+     * @param kept passed on to training
+     * @param thresholdForPaperFraction the data-stage similarity above which 30% would be easy
+     */
+    record Filtered(long judged, long easy, long kept, double thresholdForPaperFraction) {}
+
+    /** The verdicts of the filter pass of a filtered arm's run. */
+    Filtered filtered(final String run) {
+        final String verdicts = TopicCatalog.defaults().run(run).difficulty().name();
+        try (RunProgress progress = new RunProgress(run, connection)) {
+            progress.committedRecords(verdicts);
+            final RunProgress.FilterCounts counts = progress.readOn(Set.of(verdicts)).filter();
+            return new Filtered(
+                    counts.judged(),
+                    counts.easy(),
+                    counts.kept(),
+                    progress.thresholdForEasyFraction(FilterPass.PAPER_EASY_FRACTION));
+        }
     }
 }

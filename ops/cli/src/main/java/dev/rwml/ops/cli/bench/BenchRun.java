@@ -322,12 +322,27 @@ public final class BenchRun {
         ReportWriter.writeFiles(report, reportDir);
         Files.writeString(
                 reportDir.resolve("bench.md"),
-                new BenchSummary(settings, report, runs, matched, steps).markdown(),
+                new BenchSummary(settings, report, runs, matched, steps, filtered(arms, runs))
+                        .markdown(),
                 StandardCharsets.UTF_8);
         say(
                 "Bench finished in %.0f s: %s (and report.html, report.md, transitions.csv)",
                 (System.nanoTime() - started) / 1e9, reportDir.resolve("bench.md"));
         return new Result(report, reportDir, trained);
+    }
+
+    /** Per seed, what the offline filter decided on the RWML arm's slice. */
+    private static Map<Integer, BenchArms.Filtered> filtered(
+            final BenchArms arms, final Map<Integer, Map<Arm, String>> runs) {
+        final Map<Integer, BenchArms.Filtered> out = new TreeMap<>();
+        runs.forEach(
+                (seed, byArm) -> {
+                    final String rwml = byArm.get(Arm.RWML);
+                    if (rwml != null) {
+                        out.put(seed, arms.filtered(rwml));
+                    }
+                });
+        return out;
     }
 
     /** The shared topics and the base run's. */

@@ -5,6 +5,7 @@ import dev.rwml.evaluation.EvalReport;
 import dev.rwml.evaluation.Interval;
 import dev.rwml.evaluation.TransitionScore;
 import dev.rwml.ops.cli.demo.DemoSettings;
+import dev.rwml.ops.cli.replay.FilterPass;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -31,6 +32,7 @@ final class BenchSummary {
     private final Map<Integer, Map<Arm, String>> runs;
     private final Map<String, Long> matched;
     private final Map<String, Long> steps;
+    private final Map<Integer, BenchArms.Filtered> filtered;
     private final Map<String, EvalReport.ModelResult> byLabel = new HashMap<>();
     private final Bootstrap bootstrap;
 
@@ -40,14 +42,17 @@ final class BenchSummary {
      * @param runs each seed's run of each arm
      * @param matched the version of a run taken at RWML's number of steps, by run
      * @param steps the optimizer steps of each evaluated model, by label
+     * @param filtered per seed, what the offline filter decided on the RWML arm's slice
      */
     BenchSummary(
             final BenchRun.Settings settings,
             final EvalReport report,
             final Map<Integer, Map<Arm, String>> runs,
             final Map<String, Long> matched,
-            final Map<String, Long> steps) {
+            final Map<String, Long> steps,
+            final Map<Integer, BenchArms.Filtered> filtered) {
         this.settings = settings;
+        this.filtered = filtered;
         this.report = report;
         this.runs = runs;
         this.matched = matched;
@@ -110,11 +115,41 @@ final class BenchSummary {
                         e.perEpisode(),
                         e.samples(),
                         e.temperature()));
+        filter(b);
         methods(b);
         differences(b);
         forgetting(b);
         agents(b);
         return b.toString();
+    }
+
+    private void filter(final StringBuilder b) {
+        if (filtered.isEmpty()) {
+            return;
+        }
+        b.append(
+                        "## The offline filter\n\nPer seed, the filter model's verdicts on the"
+                                + " RWML arm's slice: easy when one of its tries passes the"
+                                + " data-stage threshold; easy ones kept with probability 0.1. The"
+                                + " paper set its threshold so that about 30% were easy; the last"
+                                + " column says which similarity threshold would have given 30%"
+                                + " here.\n\n")
+                .append(
+                        "| seed | judged | easy | easy fraction | kept | 30% easy |\n"
+                                + "|---|---|---|---|---|---|\n");
+        filtered.forEach(
+                (seed, f) ->
+                        b.append(
+                                String.format(
+                                        Locale.ROOT,
+                                        "| %d | %d | %d | %.3f | %d | %s |%n",
+                                        seed,
+                                        f.judged(),
+                                        f.easy(),
+                                        f.judged() == 0 ? 0 : (double) f.easy() / f.judged(),
+                                        f.kept(),
+                                        FilterPass.paperThreshold(f.thresholdForPaperFraction()))));
+        b.append('\n');
     }
 
     private Optional<EvalReport.SetResult> firstSet(final String set) {
@@ -450,7 +485,7 @@ final class BenchSummary {
     }
 
     private static String format(final Interval i) {
-        return i == null ? "-" : i.format();
+        return i == null || Double.isNaN(i.estimate()) ? "-" : i.format();
     }
 
     /** The method of an agent's label: the base's, an arm's, or the agent without a model. */

@@ -18,6 +18,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.clients.admin.Admin;
@@ -32,7 +33,7 @@ import org.apache.kafka.clients.admin.Admin;
 public final class FilterPass {
 
     /** The easy fraction the paper set its data-stage threshold for. */
-    static final double PAPER_EASY_FRACTION = 0.3;
+    public static final double PAPER_EASY_FRACTION = 0.3;
 
     private static final Duration TICK = Duration.ofMillis(500);
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(5);
@@ -133,17 +134,23 @@ public final class FilterPass {
                             observer.thresholdForEasyFraction(PAPER_EASY_FRACTION));
             Progress.say(
                     out,
-                    "Filter pass: %d judged, %d easy (%.1f%%; %.0f%% would be easy above"
-                            + " similarity %.3f), %d kept, %d dead-lettered",
+                    "Filter pass: %d judged, %d easy (%.1f%%), %d kept, %d dead-lettered; %s",
                     result.judged(),
                     result.easy(),
                     100 * result.easyFraction(),
-                    100 * PAPER_EASY_FRACTION,
-                    result.thresholdForPaperFraction(),
                     result.kept(),
-                    result.deadLetters());
+                    result.deadLetters(),
+                    paperThreshold(result.thresholdForPaperFraction()));
             return result;
         }
+    }
+
+    /** Says which data-stage threshold would have made 30% of the slice easy, if one would. */
+    public static String paperThreshold(final double threshold) {
+        return threshold >= 1 - 1e-6
+                ? "no threshold makes only 30% easy: more than 30% had a try equal to the observed"
+                        + " state"
+                : String.format(Locale.ROOT, "30%% would be easy above similarity %.3f", threshold);
     }
 
     private static long deadLetters(final MeterRegistry meters, final String run) {

@@ -124,6 +124,7 @@ class BenchRunIT {
                 .contains(
                         "| rwml - wm-sft" + BenchSummary.MATCHED + " |",
                         "| rwml - rwml-nofilter |",
+                        "## The offline filter",
                         "## Forgetting out of domain",
                         "## Guided agent",
                         "reduction vs random");
