@@ -141,6 +141,13 @@ final class BenchCommand implements Callable<Integer> {
     private double warmupFraction;
 
     @Option(
+            names = "--max-new-tokens",
+            description =
+                    "The token cap of every sample: training, the filter and evaluation (default:"
+                            + " 64, the demo's with --quick).")
+    private Integer maxNewTokens;
+
+    @Option(
             names = "--eval-transitions",
             description = "Held-out valid_unseen transitions (default: 400, 12 with --quick).")
     private Integer evalTransitions;
@@ -215,6 +222,7 @@ final class BenchCommand implements Callable<Integer> {
                                 warmupFraction,
                                 or(filterTries, quick ? 2 : 10),
                                 filter.equals("base"),
+                                or(maxNewTokens, quick ? demo.maxNewTokens() : 64),
                                 Arm.parseSettings(armSets)),
                         new BenchRun.Eval(
                                 or(evalTransitions, quick ? 12 : 400),

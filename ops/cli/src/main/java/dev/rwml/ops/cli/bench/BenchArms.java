@@ -221,7 +221,7 @@ final class BenchArms {
         final BenchRun.Training t = settings.training();
         final Map<String, String> prediction = new LinkedHashMap<>();
         prediction.put(PredictionConfig.GROUP_SIZE, Integer.toString(d.groupSize()));
-        prediction.put("sampling.max.new.tokens", Integer.toString(d.maxNewTokens()));
+        prediction.put("sampling.max.new.tokens", Integer.toString(t.maxNewTokens()));
         prediction.put(PredictionConfig.BATCH_SIZE, Integer.toString(d.predictionBatch()));
         prediction.put("select.envs", EnvKind.ALFWORLD.id());
         prediction.put("sampling.seed", Integer.toString(seed));
@@ -229,7 +229,7 @@ final class BenchArms {
         reward.put("subsample.seed", Integer.toString(seed));
         final Map<String, String> filter = new LinkedHashMap<>();
         filter.put("tries", Integer.toString(t.filterTries()));
-        filter.put("sampling.max.new.tokens", Integer.toString(d.maxNewTokens()));
+        filter.put("sampling.max.new.tokens", Integer.toString(t.maxNewTokens()));
         filter.put("subsample.seed", Integer.toString(seed));
         if (!d.rewardSpec().isBlank()) {
             reward.put("reward.spec", d.rewardSpec());

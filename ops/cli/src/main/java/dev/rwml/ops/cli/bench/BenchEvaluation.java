@@ -56,7 +56,7 @@ final class BenchEvaluation {
                         e.bootstrap(),
                         (float) e.temperature(),
                         1f,
-                        demo.maxNewTokens(),
+                        settings.training().maxNewTokens(),
                         true);
         final HeldOutSet unseen = heldOut(UNSEEN, e.transitions());
         final HeldOutSet older = heldOut(OLDER, Math.max(4, e.transitions() / 2));

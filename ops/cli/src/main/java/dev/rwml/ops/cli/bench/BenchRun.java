@@ -76,6 +76,7 @@ public final class BenchRun {
             m.put("warmup.fraction", Double.toString(training.warmupFraction()));
             m.put("filter.tries", Integer.toString(training.filterTries()));
             m.put("filter.model", training.filterIsBase() ? "base" : "sft");
+            m.put("max.new.tokens", Integer.toString(training.maxNewTokens()));
             training.armSettings().forEach((arm, kv) -> m.put("arm." + arm.id(), kv.toString()));
             return m;
         }
@@ -120,6 +121,7 @@ public final class BenchRun {
      *     allows (transitions x epochs / groups per step)
      * @param filterTries K: the filter model's tries per transition
      * @param filterIsBase judge with the base itself instead of the SFT'd filter model
+     * @param maxNewTokens the token cap of every sample: training, the filter and evaluation
      * @param armSettings per arm, stage settings over the bench's ({@code trainer.KEY=V} etc.)
      */
     public record Training(
@@ -131,14 +133,16 @@ public final class BenchRun {
             double warmupFraction,
             int filterTries,
             boolean filterIsBase,
+            int maxNewTokens,
             Map<Arm, Map<String, String>> armSettings) {
         public Training {
             if (arms.isEmpty()) {
                 throw new IllegalArgumentException("--arms must name at least one arm");
             }
-            if (epochs < 1 || groupsPerStep < 1 || filterTries < 1) {
+            if (epochs < 1 || groupsPerStep < 1 || filterTries < 1 || maxNewTokens < 1) {
                 throw new IllegalArgumentException(
-                        "--epochs, --groups-per-step and --filter-tries must be at least 1");
+                        "--epochs, --groups-per-step, --filter-tries and --max-new-tokens must be"
+                                + " at least 1");
             }
             if (warmupFraction < 0 || warmupFraction >= 1) {
                 throw new IllegalArgumentException(

@@ -101,8 +101,9 @@ final class BenchSummary {
                         Locale.ROOT,
                         "%d seed(s) of %d episodes x %d epoch(s); arms %s; filter model: %s, K ="
                                 + " %d; held-out: %d valid_unseen transitions (at most %d per"
-                                + " episode) x %d samples at temperature %.2f plus one greedy;"
-                                + " strict pass = similarity above 0.9.%n%n",
+                                + " episode) x %d samples at temperature %.2f plus one greedy; at"
+                                + " most %d new tokens a sample; strict pass = similarity above"
+                                + " 0.9.%n%n",
                         d.seeds(),
                         d.sliceEpisodes(),
                         t.epochs(),
@@ -114,7 +115,8 @@ final class BenchSummary {
                                 .orElse(0),
                         e.perEpisode(),
                         e.samples(),
-                        e.temperature()));
+                        e.temperature(),
+                        t.maxNewTokens()));
         filter(b);
         methods(b);
         differences(b);

@@ -43,6 +43,7 @@ class BenchRunIT {
                         0.02,
                         2,
                         false,
+                        demo.maxNewTokens(),
                         Map.of()),
                 new BenchRun.Eval(12, 4, 2, 1.0, 200, 2));
     }
