@@ -35,6 +35,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -319,16 +320,38 @@ class ReplayCommandIT {
 
     private static List<TransitionDifficulty> verdicts(
             final String bootstrap, final String registry) {
-        final String topic = TopicCatalog.defaults().run(FILTERED).difficulty().name();
+        return values(
+                bootstrap,
+                registry,
+                TopicCatalog.defaults().run(FILTERED).difficulty().name(),
+                TransitionDifficulty.class);
+    }
+
+    private static List<String> predictedIds(
+            final String bootstrap, final String registry, final String run) {
+        return values(
+                        bootstrap,
+                        registry,
+                        TopicCatalog.defaults().run(run).predictions().name(),
+                        PredictionGroup.class)
+                .stream()
+                .map(PredictionGroup::getTransitionId)
+                .toList();
+    }
+
+    /** Every committed value of {@code topic}, decoded as {@code type}. */
+    private static <T extends SpecificRecord> List<T> values(
+            final String bootstrap,
+            final String registry,
+            final String topic,
+            final Class<T> type) {
         final var deserializer =
-                EventSerdes.forValue(
-                                TransitionDifficulty.class, EventSerdes.registryConfig(registry))
-                        .deserializer();
+                EventSerdes.forValue(type, EventSerdes.registryConfig(registry)).deserializer();
         try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap)) {
             final List<TopicPartition> partitions =
                     TestClients.assignFromBeginning(consumer, topic);
             final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
-            final List<TransitionDifficulty> out = new ArrayList<>();
+            final List<T> out = new ArrayList<>();
             while (partitions.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
                 for (final ConsumerRecord<byte[], byte[]> r :
                         consumer.poll(Duration.ofSeconds(1))) {
@@ -336,27 +359,6 @@ class ReplayCommandIT {
                 }
             }
             return out;
-        }
-    }
-
-    private static List<String> predictedIds(
-            final String bootstrap, final String registry, final String run) {
-        final String topic = TopicCatalog.defaults().run(run).predictions().name();
-        final var deserializer =
-                EventSerdes.forValue(PredictionGroup.class, EventSerdes.registryConfig(registry))
-                        .deserializer();
-        try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap)) {
-            final List<TopicPartition> partitions =
-                    TestClients.assignFromBeginning(consumer, topic);
-            final Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
-            final List<String> ids = new ArrayList<>();
-            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
-                for (final ConsumerRecord<byte[], byte[]> r :
-                        consumer.poll(Duration.ofSeconds(1))) {
-                    ids.add(deserializer.deserialize(topic, r.value()).getTransitionId());
-                }
-            }
-            return ids;
         }
     }
 
