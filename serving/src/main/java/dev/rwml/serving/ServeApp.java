@@ -10,7 +10,7 @@ import dev.rwml.worldmodel.serve.ModelLoader;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Optional;
@@ -134,7 +134,7 @@ public final class ServeApp {
      * Serves until SIGTERM or SIGINT (exit 0), printing the address on {@code out}; the meters are
      * served at {@code /metrics}.
      */
-    public static int run(final ServeConfig config, final PrintStream out) {
+    public static int run(final ServeConfig config, final PrintWriter out) {
         LOG.info("rwml serve of run {}: {}", config.run(), config.runtime().apply());
         final PrometheusMeterRegistry registry =
                 new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
