@@ -112,6 +112,10 @@ public final class ServeServer implements AutoCloseable {
             final Optional<String> apiKey,
             final MeterRegistry registry,
             final Supplier<String> scrape) {
+        // Small answers written after their headers would otherwise wait out Nagle's algorithm
+        // against the client's delayed ACK (tens of ms each); read once, when the first JDK
+        // server of the process starts.
+        System.setProperty("sun.net.httpserver.nodelay", "true");
         final HttpServer server;
         try {
             server = HttpServer.create(new InetSocketAddress(host, port), 0);
