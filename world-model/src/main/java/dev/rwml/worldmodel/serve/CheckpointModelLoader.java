@@ -181,7 +181,8 @@ public final class CheckpointModelLoader implements ModelLoader {
                 decoder,
                 model.tokenizer(),
                 (view, max) -> model.prompt(format, view, max),
-                close);
+                close,
+                model.chat());
     }
 
     private static void logLoaded(final long version, final HfModel model, final String note) {

@@ -2,6 +2,7 @@ package dev.rwml.worldmodel.serve;
 
 import dev.rwml.events.Transition;
 import dev.rwml.worldmodel.generate.Sample;
+import dev.rwml.worldmodel.hf.ChatTemplate;
 import dev.rwml.worldmodel.model.MemoryEstimate;
 import dev.rwml.worldmodel.prompt.Prompt;
 import java.util.List;
@@ -28,6 +29,22 @@ public interface PredictionModel extends AutoCloseable {
 
     /** The decoded text of token ids (for logs and tests). */
     String decode(int[] tokenIds);
+
+    /**
+     * The token ids of a text as this model's tokenizer writes them (special tokens written in it
+     * become their ids), for servers that take text prompts.
+     *
+     * @throws UnsupportedOperationException for a model without a tokenizer (a test double)
+     */
+    default int[] encode(final String text) {
+        throw new UnsupportedOperationException(
+                getClass().getSimpleName() + " has no tokenizer to encode text with");
+    }
+
+    /** The checkpoint's chat template, empty for a model without one (the small model). */
+    default Optional<ChatTemplate> chatTemplate() {
+        return Optional.empty();
+    }
 
     /**
      * Samples {@code sampling.groupSize()} completions for each prompt, in order; the same seed,

@@ -4,6 +4,7 @@ import dev.rwml.events.Transition;
 import dev.rwml.worldmodel.generate.Generator;
 import dev.rwml.worldmodel.generate.Sample;
 import dev.rwml.worldmodel.generate.SamplingParams;
+import dev.rwml.worldmodel.hf.ChatTemplate;
 import dev.rwml.worldmodel.model.CausalLM;
 import dev.rwml.worldmodel.model.MemoryEstimate;
 import dev.rwml.worldmodel.prompt.Prompt;
@@ -34,6 +35,7 @@ public final class WorldModelPredictor implements PredictionModel {
     private final PromptBuilder prompts;
     private final Generator generator;
     private final Runnable release;
+    private final Optional<ChatTemplate> chat;
 
     /** Wraps a small model and its tokenizer with the plain prompt; closing this closes both. */
     public WorldModelPredictor(
@@ -49,20 +51,24 @@ public final class WorldModelPredictor implements PredictionModel {
                 () -> {
                     model.close();
                     tokenizer.close();
-                });
+                },
+                Optional.empty());
     }
 
     /**
      * Wraps any model, its tokenizer and its prompt builder; closing this runs {@code release},
-     * which frees what this version owns (an adapter view leaves its shared base alone).
+     * which frees what this version owns (an adapter view leaves its shared base alone); {@code
+     * chat} is the checkpoint's chat template, if it has one.
      */
     public WorldModelPredictor(
             final long version,
             final CausalLM model,
             final GenerationTokenizer tokenizer,
             final PromptBuilder prompts,
-            final Runnable release) {
+            final Runnable release,
+            final Optional<ChatTemplate> chat) {
         this.version = version;
+        this.chat = chat;
         this.model = model;
         this.tokenizer = tokenizer;
         this.prompts = prompts;
@@ -90,6 +96,16 @@ public final class WorldModelPredictor implements PredictionModel {
     @Override
     public String decode(final int[] tokenIds) {
         return tokenizer.decode(tokenIds);
+    }
+
+    @Override
+    public int[] encode(final String text) {
+        return tokenizer.encode(text);
+    }
+
+    @Override
+    public Optional<ChatTemplate> chatTemplate() {
+        return chat;
     }
 
     @Override

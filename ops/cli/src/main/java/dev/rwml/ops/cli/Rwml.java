@@ -25,6 +25,7 @@ import picocli.CommandLine.ScopeType;
             BenchCommand.class,
             FilterCommand.class,
             PredictCommand.class,
+            ServeCommand.class,
             RewardCommand.class,
             RescoreCommand.class,
             ReplayCommand.class,

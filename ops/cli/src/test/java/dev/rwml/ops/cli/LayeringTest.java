@@ -32,6 +32,7 @@ class LayeringTest {
     private static final String FILTER = "filter-stream";
     private static final String REWARD = "reward-stream";
     private static final String TRAINER = "trainer-consumer";
+    private static final String SERVING = "serving";
     private static final String CLI = "ops/cli";
     private static final String EMBEDDED = "ops/embedded-cluster";
 
@@ -74,6 +75,8 @@ class LayeringTest {
                 .definedBy("dev.rwml.reward..")
                 .layer(TRAINER)
                 .definedBy("dev.rwml.trainer..")
+                .layer(SERVING)
+                .definedBy("dev.rwml.serving..")
                 .layer(CLI)
                 .definedBy("dev.rwml.ops.cli..")
                 .layer(EMBEDDED)
@@ -106,6 +109,8 @@ class LayeringTest {
                 .whereLayer(TRAINER)
                 .mayOnlyAccessLayers(SCHEMAS, RUNTIME, WORLD_MODEL, MODEL_CHANNEL)
                 // tools
+                .whereLayer(SERVING)
+                .mayOnlyAccessLayers(SCHEMAS, RUNTIME, WORLD_MODEL, MODEL_CHANNEL)
                 .whereLayer(EMBEDDED)
                 .mayNotAccessAnyLayer()
                 .whereLayer(CLI)
@@ -152,6 +157,18 @@ class LayeringTest {
                         .because("simulators run without a cluster; env-producers publishes");
         modelLibrary.check(MAIN);
         environments.check(MAIN);
+    }
+
+    @Test
+    void shouldKeepKafkaStreamsOutOfTheServer() {
+        noClasses()
+                .that()
+                .resideInAPackage("dev.rwml.serving..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("org.apache.kafka.streams..")
+                .because("rwml serve follows the models topic with a plain consumer")
+                .check(MAIN);
     }
 
     @Test

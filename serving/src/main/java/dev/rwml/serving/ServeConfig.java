@@ -1,0 +1,68 @@
+package dev.rwml.serving;
+
+import dev.rwml.runtime.settings.Connection;
+import dev.rwml.worldmodel.ModelRuntime;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * How {@code rwml serve} runs.
+ *
+ * @param run the run whose versions are served
+ * @param version the one version to serve; empty follows the run's latest
+ * @param host the address to listen on; a non-loopback one needs an API key
+ * @param port the port (0 picks a free one)
+ * @param apiKey the key every API request must carry; empty: none
+ * @param limits what a request may ask for, and the queue
+ * @param runtime where the model runs
+ * @param connection the cluster holding the run's models topic
+ */
+public record ServeConfig(
+        String run,
+        OptionalLong version,
+        String host,
+        int port,
+        Optional<String> apiKey,
+        ServeLimits limits,
+        ModelRuntime runtime,
+        Connection connection) {
+
+    /** The address served when none is given: this machine only. */
+    public static final String LOOPBACK = "127.0.0.1";
+
+    /** The port served when none is given, vLLM's. */
+    public static final int DEFAULT_PORT = 8000;
+
+    public ServeConfig {
+        Objects.requireNonNull(run, "run");
+        if (run.isBlank()) {
+            throw new IllegalArgumentException("give the run to serve with --run");
+        }
+        if (version.isPresent() && version.getAsLong() < 0) {
+            throw new IllegalArgumentException(
+                    "--version must be 0 or more, got " + version.getAsLong());
+        }
+        if (port < 0 || port > 65_535) {
+            throw new IllegalArgumentException("--port must be in 0..65535, got " + port);
+        }
+        apiKey = apiKey.filter(k -> !k.isBlank());
+        if (apiKey.isEmpty() && !isLoopback(host)) {
+            throw new IllegalArgumentException(
+                    "serving on "
+                            + host
+                            + " lets other machines in: give an API key with --api-key or"
+                            + " RWML_API_KEY, or leave --host out to serve on this machine only");
+        }
+    }
+
+    private static boolean isLoopback(final String host) {
+        try {
+            return InetAddress.getByName(host).isLoopbackAddress();
+        } catch (final UnknownHostException e) {
+            throw new IllegalArgumentException("--host " + host + " is not an address here", e);
+        }
+    }
+}
