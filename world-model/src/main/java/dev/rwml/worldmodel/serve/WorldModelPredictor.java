@@ -92,6 +92,14 @@ public final class WorldModelPredictor implements PredictionModel {
         return tokenizer.decode(tokenIds);
     }
 
+    /**
+     * The tokenizer this version samples with: a remote sampler decodes and ends the server's
+     * completions with it, as {@link #sample} does.
+     */
+    public GenerationTokenizer tokenizer() {
+        return tokenizer;
+    }
+
     @Override
     public List<List<Sample>> sample(
             final List<int[]> prompts, final SamplingSettings sampling, final long seed) {
