@@ -116,8 +116,28 @@ public final class PredictionApp {
      */
     public static int run(final PredictionConfig config) {
         LOG.info("Starting prediction stage of run {} on {}", config.run(), config.connection());
-        return StageRunner.run(
-                start(config, Metrics.globalRegistry, CheckpointModelLoader.standard()), config);
+        return StageRunner.run(start(config, Metrics.globalRegistry, loader(config)), config);
+    }
+
+    /**
+     * The loader {@code config} samples with: the in-process decoder, or with {@code
+     * sampler=remote} an inference server (each version still loaded here for its tokenizer and
+     * prompt format).
+     *
+     * @throws IllegalArgumentException when the remote sampler's settings are incomplete
+     */
+    public static ModelLoader loader(final PredictionConfig config) {
+        final Optional<RemoteSamplerSettings> remote = config.remoteSampler();
+        final CheckpointModelLoader local = CheckpointModelLoader.standard();
+        if (remote.isEmpty()) {
+            return local;
+        }
+        LOG.info(
+                "Run {}: sampling through the inference server at {} (model {})",
+                config.run(),
+                remote.get().server(),
+                remote.get().model());
+        return new RemoteModelLoader(config.run(), remote.get(), local);
     }
 
     /**

@@ -17,6 +17,7 @@ import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.common.config.ConfigDef;
@@ -70,6 +71,15 @@ public record PredictionConfig(
 
     /** The setting of {@link #batchSize()}. */
     public static final String BATCH_SIZE = "batch.size";
+
+    /** The setting choosing where the stage samples. */
+    public static final String SAMPLER = "sampler";
+
+    /** {@code sampler}: the in-process decoder. */
+    public static final String SAMPLER_LOCAL = "local";
+
+    /** {@code sampler}: an inference server; see {@link #remoteSampler()}. */
+    public static final String SAMPLER_REMOTE = "remote";
 
     /** Every setting of the stage. */
     public static final SettingsDefinition DEFINITION =
@@ -153,6 +163,51 @@ public record PredictionConfig(
                         Importance.MEDIUM,
                         "Longer prompts lose their oldest history turns (truncate-history) or go"
                                 + " to the dead-letter topic (dead-letter).")
+                .define(
+                        SAMPLER,
+                        Type.STRING,
+                        SAMPLER_LOCAL,
+                        ConfigDef.ValidString.in(SAMPLER_LOCAL, SAMPLER_REMOTE),
+                        Importance.HIGH,
+                        "local (the in-process decoder) or remote (an inference server speaking"
+                                + " vLLM's /v1/completions, such as vLLM or rwml serve; the stage"
+                                + " still loads each version locally for its tokenizer and"
+                                + " prompt format).")
+                .define(
+                        "sampler.url",
+                        Type.STRING,
+                        "",
+                        Importance.HIGH,
+                        "The remote sampler's server, e.g. http://gpu-box:8000.")
+                .define(
+                        "sampler.api.key.env",
+                        Type.STRING,
+                        "",
+                        Importance.LOW,
+                        "The environment variable holding the remote sampler's API key (sent as"
+                                + " a bearer token).")
+                .define(
+                        "sampler.model",
+                        Type.STRING,
+                        "",
+                        Importance.MEDIUM,
+                        "The model name the server serves the run's base (vLLM's"
+                                + " --served-model-name); empty: the run's name.")
+                .define(
+                        "sampler.adapter.dir",
+                        Type.STRING,
+                        "",
+                        Importance.MEDIUM,
+                        "A directory the server reads: each LoRA version's PEFT adapter is"
+                                + " written to <dir>/<run>-v<N> and loaded as <run>-v<N>.")
+                .define(
+                        "sampler.timeout",
+                        Type.STRING,
+                        "PT2M",
+                        Durations.atLeast(Duration.ofMillis(1)),
+                        Importance.LOW,
+                        "Timeout of one call to the remote sampler (a whole batch's"
+                                + " completions).")
                 .define(
                         StreamsLifecycle.STATE_DIR,
                         Type.STRING,
@@ -245,6 +300,27 @@ public record PredictionConfig(
     /** How the stage samples: G completions at the configured temperature, nucleus and length. */
     public SamplingSettings sampling() {
         return new SamplingSettings(groupSize, temperature, topP, maxNewTokens);
+    }
+
+    /**
+     * The remote sampler's settings when {@code sampler=remote}, empty for in-process sampling.
+     *
+     * @throws IllegalArgumentException when {@code sampler.url} is missing or its API key variable
+     *     is unset
+     */
+    public Optional<RemoteSamplerSettings> remoteSampler() {
+        if (!settings.getString(SAMPLER).equals(SAMPLER_REMOTE)) {
+            return Optional.empty();
+        }
+        final String model = settings.getString("sampler.model");
+        final String adapterDir = settings.getString("sampler.adapter.dir");
+        return Optional.of(
+                RemoteSamplerSettings.of(
+                        settings.getString("sampler.url"),
+                        settings.getString("sampler.api.key.env"),
+                        model.isBlank() ? run() : model,
+                        adapterDir.isBlank() ? Optional.empty() : Optional.of(Path.of(adapterDir)),
+                        settings.getDuration("sampler.timeout")));
     }
 
     /**

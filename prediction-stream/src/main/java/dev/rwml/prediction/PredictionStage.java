@@ -10,6 +10,7 @@ import dev.rwml.runtime.lifecycle.RunningStage;
 import dev.rwml.runtime.lifecycle.StageFailedException;
 import dev.rwml.runtime.lifecycle.StreamsLifecycle;
 import dev.rwml.runtime.start.StartPositions;
+import dev.rwml.schemas.retry.Backoff;
 import dev.rwml.worldmodel.model.MemoryEstimate;
 import dev.rwml.worldmodel.serve.ModelLoader;
 import java.time.Duration;
@@ -114,6 +115,11 @@ public final class PredictionStage implements RunningStage {
                         channel.modelsTopic(),
                         follower.status());
             }
+            try (ModelSlot.Lease lease = slot.acquire()) {
+                if (lease.model() instanceof RemotePredictionModel remote) {
+                    awaitServer(remote);
+                }
+            }
             synchronized (this) {
                 if (closed) {
                     return;
@@ -159,6 +165,31 @@ public final class PredictionStage implements RunningStage {
             termination.completeExceptionally(
                     new StageFailedException(
                             "the prediction stage could not start: " + e.getMessage(), e));
+        }
+    }
+
+    /**
+     * Checks the remote sampler's server before anything is consumed, waiting out an outage with
+     * backoff; a server that cannot sample the run stops the stage with what to do.
+     */
+    private void awaitServer(final RemotePredictionModel remote) throws InterruptedException {
+        final Backoff backoff = new Backoff(Duration.ofMillis(500), Duration.ofSeconds(30));
+        while (true) {
+            try {
+                remote.requireServerFits();
+                return;
+            } catch (final SamplerException e) {
+                if (!e.isRetriable() || closed) {
+                    throw e;
+                }
+                final Duration wait = backoff.next();
+                LOG.warn(
+                        "Run {}: the inference server is not answering yet ({}); retrying in {}",
+                        config.run(),
+                        e.getMessage(),
+                        wait);
+                Thread.sleep(wait.toMillis());
+            }
         }
     }
 

@@ -7,7 +7,6 @@ import dev.rwml.worldmodel.DjlRuntime;
 import dev.rwml.worldmodel.model.CausalLM;
 import dev.rwml.worldmodel.model.KvCache;
 import dev.rwml.worldmodel.model.Masks;
-import dev.rwml.worldmodel.prompt.NextStateParser;
 import dev.rwml.worldmodel.tokenizer.GenerationTokenizer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -208,19 +207,12 @@ public final class Generator {
             final List<Sample> group = new ArrayList<>(g);
             for (int j = 0; j < g; j++) {
                 final int r = p * g + j;
-                final int[] ids = Arrays.copyOf(tokens[r], produced[r]);
-                final Sample.StopReason reason =
-                        stop[r] == null ? Sample.StopReason.LENGTH : stop[r];
-                final int textLength =
-                        reason == Sample.StopReason.END_OF_TEXT ? ids.length - 1 : ids.length;
-                final String text = tokenizer.decode(Arrays.copyOf(ids, textLength));
                 group.add(
-                        new Sample(
-                                ids,
+                        Sample.completed(
+                                Arrays.copyOf(tokens[r], produced[r]),
                                 Arrays.copyOf(logProbs[r], produced[r]),
-                                text,
-                                NextStateParser.parse(text),
-                                reason));
+                                stop[r] == null ? Sample.StopReason.LENGTH : stop[r],
+                                tokenizer::decode));
             }
             out.add(List.copyOf(group));
         }

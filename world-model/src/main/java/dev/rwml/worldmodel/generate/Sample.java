@@ -1,6 +1,9 @@
 package dev.rwml.worldmodel.generate;
 
+import dev.rwml.worldmodel.prompt.NextStateParser;
+import java.util.Arrays;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * One generated completion.
@@ -19,6 +22,22 @@ public record Sample(
         String text,
         Optional<String> prediction,
         StopReason stopReason) {
+
+    /**
+     * The sample of a finished completion, built the one way every sampler builds it: the text is
+     * {@code decoder}'s text of the ids without a final end-of-text, and the prediction is parsed
+     * from that text.
+     */
+    public static Sample completed(
+            final int[] tokenIds,
+            final float[] logProbs,
+            final StopReason stopReason,
+            final Function<int[], String> decoder) {
+        final int textLength =
+                stopReason == StopReason.END_OF_TEXT ? tokenIds.length - 1 : tokenIds.length;
+        final String text = decoder.apply(Arrays.copyOf(tokenIds, Math.max(0, textLength)));
+        return new Sample(tokenIds, logProbs, text, NextStateParser.parse(text), stopReason);
+    }
 
     /** Why a sample ended. */
     public enum StopReason {

@@ -10,6 +10,9 @@ import dev.rwml.worldmodel.checkpoint.ZipEntries;
 import dev.rwml.worldmodel.model.Tensor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -67,18 +70,54 @@ public record LoraCheckpoint(
         manifest.put("hasOptimizerState", !optimizerState.isEmpty());
         try {
             entries.put(MANIFEST, JSON.writeValueAsBytes(manifest));
-            entries.put(
+        } catch (final IOException e) {
+            throw new UncheckedIOException("cannot write adapter", e);
+        }
+        entries.putAll(peftFiles());
+        if (!optimizerState.isEmpty()) {
+            entries.put(OPTIMIZER, SafeTensors.write(optimizerState, Map.of()));
+        }
+        return ZipEntries.write(entries);
+    }
+
+    /**
+     * Writes the adapter as PEFT saves one ({@code adapter_config.json} and {@code
+     * adapter_model.safetensors}) into {@code directory}, created if missing: what an inference
+     * server's runtime LoRA loading reads. Each file is written beside its final name and moved
+     * into place, so a server never reads half a file.
+     */
+    public void writePeftDirectory(final Path directory) {
+        try {
+            Files.createDirectories(directory);
+            for (final Map.Entry<String, byte[]> file : peftFiles().entrySet()) {
+                final Path target = directory.resolve(file.getKey());
+                final Path partial = directory.resolve(file.getKey() + ".partial");
+                Files.write(partial, file.getValue());
+                Files.move(
+                        partial,
+                        target,
+                        StandardCopyOption.REPLACE_EXISTING,
+                        StandardCopyOption.ATOMIC_MOVE);
+            }
+        } catch (final IOException e) {
+            throw new UncheckedIOException(
+                    "cannot write the PEFT adapter of version " + version + " to " + directory, e);
+        }
+    }
+
+    /** PEFT's two files of this adapter by name. */
+    private Map<String, byte[]> peftFiles() {
+        final Map<String, byte[]> files = new LinkedHashMap<>();
+        try {
+            files.put(
                     CONFIG_FILE,
                     JSON.writerWithDefaultPrettyPrinter()
                             .writeValueAsBytes(config.toAdapterConfig(baseName())));
         } catch (final IOException e) {
             throw new UncheckedIOException("cannot write adapter", e);
         }
-        entries.put(WEIGHTS_FILE, SafeTensors.write(weights, Map.of("format", "pt")));
-        if (!optimizerState.isEmpty()) {
-            entries.put(OPTIMIZER, SafeTensors.write(optimizerState, Map.of()));
-        }
-        return ZipEntries.write(entries);
+        files.put(WEIGHTS_FILE, SafeTensors.write(weights, Map.of("format", "pt")));
+        return files;
     }
 
     /** Unpacks bytes written by {@link #toBytes()}. */

@@ -98,6 +98,14 @@ public final class WorldModelPredictor implements PredictionModel {
         return tokenizer.decode(tokenIds);
     }
 
+    /**
+     * The tokenizer this version samples with: a remote sampler decodes and ends the server's
+     * completions with it, as {@link #sample} does.
+     */
+    public GenerationTokenizer tokenizer() {
+        return tokenizer;
+    }
+
     @Override
     public int[] encode(final String text) {
         return tokenizer.encode(text);

@@ -6,8 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.rwml.worldmodel.DjlRuntime;
 import dev.rwml.worldmodel.ModelFormat;
+import dev.rwml.worldmodel.checkpoint.SafeTensors;
 import dev.rwml.worldmodel.model.CausalLM;
 import dev.rwml.worldmodel.model.Masks;
 import dev.rwml.worldmodel.model.Tensor;
@@ -15,6 +17,7 @@ import dev.rwml.worldmodel.train.GrpoConfig;
 import dev.rwml.worldmodel.train.GrpoSample;
 import dev.rwml.worldmodel.train.TrainConfig;
 import dev.rwml.worldmodel.train.Trainer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -168,6 +171,43 @@ class LoraTest {
                                         HfCheckpoint.fromDirectory(dir, 0).withLora(lora).toBytes())
                                 .lora())
                 .isEqualTo(Optional.of(lora));
+    }
+
+    @Test
+    void shouldWriteThePeftDirectoryAnInferenceServerLoads(@TempDir final Path tmp)
+            throws Exception {
+        final LoraConfig lora = LoraConfig.parse("r=2,alpha=4,targets=q+v");
+        final Map<String, Tensor> weights = new LinkedHashMap<>();
+        weights.put(
+                "base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight",
+                new Tensor(new long[] {2, 3}, new float[] {1, 2, 3, 4, 5, 6}));
+        weights.put(
+                "base_model.model.model.layers.0.self_attn.q_proj.lora_B.weight",
+                new Tensor(new long[] {3, 2}, new float[] {-1, -2, -3, -4, -5, -6}));
+        final LoraCheckpoint checkpoint =
+                new LoraCheckpoint(7, 0, "cd".repeat(32), lora, weights, Map.of());
+        final Path dir = tmp.resolve("run-v7");
+
+        checkpoint.writePeftDirectory(dir);
+        checkpoint.writePeftDirectory(dir);
+
+        try (var files = Files.list(dir)) {
+            assertThat(files.map(f -> f.getFileName().toString()))
+                    .containsExactlyInAnyOrder(
+                            LoraCheckpoint.CONFIG_FILE, LoraCheckpoint.WEIGHTS_FILE);
+        }
+        final var config =
+                new ObjectMapper().readTree(dir.resolve(LoraCheckpoint.CONFIG_FILE).toFile());
+        assertThat(config.path("peft_type").asText()).isEqualTo("LORA");
+        assertThat(LoraConfig.fromAdapterConfig(config)).isEqualTo(lora);
+        final Map<String, Tensor> back =
+                SafeTensors.read(Files.readAllBytes(dir.resolve(LoraCheckpoint.WEIGHTS_FILE)))
+                        .tensors();
+        assertThat(back.keySet()).isEqualTo(weights.keySet());
+        assertThat(
+                        back.get("base_model.model.model.layers.0.self_attn.q_proj.lora_B.weight")
+                                .data())
+                .containsExactly(-1, -2, -3, -4, -5, -6);
     }
 
     @Test
