@@ -1,6 +1,6 @@
 package dev.rwml.runtime.lifecycle;
 
-import dev.rwml.runtime.errors.AccessErrors;
+import dev.rwml.runtime.errors.ErrorLine;
 import dev.rwml.runtime.errors.ErrorPolicy;
 import dev.rwml.runtime.settings.Connection;
 import dev.rwml.runtime.settings.StageConfig;
@@ -81,11 +81,8 @@ public final class StageRunner {
             return EXIT_STOPPED;
         }
         err.println(
-                "rwml "
-                        + stage.name().command()
-                        + ": "
-                        + AccessErrors.explain(failure, connection).orElse(failure.getMessage()));
-        LOG.debug("{} stage failed", stage.name(), failure);
+                "rwml " + stage.name().command() + ": " + ErrorLine.of(failure, connection, null));
+        LOG.info("{} stage failed", stage.name(), failure);
         return EXIT_FAILED;
     }
 

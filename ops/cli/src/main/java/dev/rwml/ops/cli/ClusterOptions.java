@@ -142,6 +142,12 @@ final class ClusterOptions {
         return file;
     }
 
+    /** The client config file the command uses, for error messages; null when it uses none. */
+    String clientConfigName() {
+        final Path file = clientConfigFile();
+        return file == null ? null : file.toString();
+    }
+
     /** Where and how every client of the command connects, resolved as the class comment says. */
     Connection connection() {
         final Map<String, String> settings = new HashMap<>(clientSettings());
@@ -231,8 +237,7 @@ final class ClusterOptions {
         try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             props.load(reader);
         } catch (IOException e) {
-            throw new IllegalArgumentException(
-                    "cannot read " + what + " " + file + ": " + e.getMessage(), e);
+            throw new IllegalArgumentException("cannot read " + what + " " + file, e);
         }
         final Map<String, String> out = new TreeMap<>();
         props.stringPropertyNames().forEach(k -> out.put(k, props.getProperty(k).trim()));

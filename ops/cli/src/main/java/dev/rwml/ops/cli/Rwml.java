@@ -1,7 +1,6 @@
 package dev.rwml.ops.cli;
 
-import dev.rwml.runtime.errors.AccessErrors;
-import dev.rwml.runtime.errors.ErrorPolicy;
+import dev.rwml.runtime.errors.ErrorLine;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -57,31 +56,43 @@ public final class Rwml implements Runnable {
     /** The command line with every subcommand; tests execute it in-process. */
     static CommandLine commandLine() {
         return new CommandLine(new Rwml())
+                .setParameterExceptionHandler(
+                        (e, args) -> {
+                            // One line, as for every other error; the usage is one --help away.
+                            final CommandLine failed = e.getCommandLine();
+                            failed.getErr()
+                                    .println(
+                                            "rwml: "
+                                                    + e.getMessage()
+                                                    + " (`"
+                                                    + failed.getCommandSpec().qualifiedName()
+                                                    + " --help` shows the options)");
+                            return failed.getCommandSpec().exitCodeOnInvalidInput();
+                        })
                 .setExecutionExceptionHandler(
                         (e, commandLine, parseResult) -> {
-                            // The message says what to do; the trace is for --verbose.
+                            // The line names the root cause and the fix; the trace goes to the
+                            // log file (and the terminal with --verbose).
                             commandLine.getErr().println("rwml: " + message(e, commandLine));
-                            LoggerFactory.getLogger(Rwml.class).debug("rwml failed", e);
+                            LoggerFactory.getLogger(Rwml.class).info("rwml failed", e);
                             return commandLine.getCommandSpec().exitCodeOnExecutionException();
                         });
     }
 
     /**
-     * The message of a failed command; a refused login, ACL or certificate is explained for the
-     * connection the command used (its principal, what to grant or fix).
+     * The line of a failed command ({@link ErrorLine}), naming the settings of the connection the
+     * command used and the client config file they came from.
      */
     private static String message(final Exception e, final CommandLine commandLine) {
-        if (ErrorPolicy.isAccessFailure(e)) {
-            final ClusterOptions cluster = clusterOptions(commandLine.getCommandSpec());
-            if (cluster != null) {
-                try {
-                    return AccessErrors.explain(e, cluster.connection()).orElse(e.getMessage());
-                } catch (RuntimeException unresolved) {
-                    // No connection to explain it with: the plain message follows.
-                }
+        final ClusterOptions cluster = clusterOptions(commandLine.getCommandSpec());
+        if (cluster != null) {
+            try {
+                return ErrorLine.of(e, cluster.connection(), cluster.clientConfigName());
+            } catch (RuntimeException unresolved) {
+                // No connection to name (often the very failure): the chain alone names the cause.
             }
         }
-        return e.getMessage();
+        return ErrorLine.of(e);
     }
 
     /** The command's cluster options, wherever among its mixins they are. */

@@ -148,12 +148,18 @@ final class RwmlProcesses
      */
     Child start(final String name, final String commandLine, final String... more)
             throws IOException {
+        final List<String> args = new ArrayList<>(List.of(commandLine.split(" ")));
+        args.addAll(List.of(more));
+        args.add("--data-dir");
+        args.add(data.toString());
+        return launch(name, args);
+    }
+
+    /** Starts {@code ./rwml <args>} exactly as given (no {@code --data-dir} added). */
+    Child launch(final String name, final List<String> args) throws IOException {
         final List<String> command = new ArrayList<>();
         command.add(root.resolve("rwml").toString());
-        command.addAll(List.of(commandLine.split(" ")));
-        command.addAll(List.of(more));
-        command.add("--data-dir");
-        command.add(data.toString());
+        command.addAll(args);
         final ProcessBuilder builder =
                 new ProcessBuilder(command)
                         .directory(work.toFile())
@@ -169,7 +175,7 @@ final class RwmlProcesses
                         work.resolve(name + ".out"),
                         work.resolve(name + ".err"),
                         // Where the command writes its library logs (it says so on stderr).
-                        data.resolve("logs").resolve(command.get(1) + ".log"));
+                        data.resolve("logs").resolve(args.get(0) + ".log"));
         children.add(child);
         return child;
     }

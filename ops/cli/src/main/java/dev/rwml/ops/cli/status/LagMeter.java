@@ -176,12 +176,8 @@ public final class LagMeter implements AutoCloseable {
             throw new IllegalStateException("interrupted while listing topics", e);
         } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException(
-                    "cannot list topics on "
-                            + connection.bootstrapServers()
-                            + " ("
-                            + e.getMessage()
-                            + "); check --bootstrap-servers and that the cluster is up",
-                    e);
+                    // The error line adds the cause and what to check.
+                    "cannot list topics on " + connection.bootstrapServers(), e);
         }
     }
 
