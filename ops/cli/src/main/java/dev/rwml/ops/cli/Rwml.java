@@ -32,6 +32,7 @@ import picocli.CommandLine.ScopeType;
             TrainCommand.class,
             StatusCommand.class,
             DlqCommand.class,
+            DoctorCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class Rwml implements Runnable {
