@@ -11,6 +11,7 @@ import picocli.CommandLine.ScopeType;
 /** The {@code rwml} command: one entry point whose subcommands run the pipeline's parts. */
 @Command(
         name = "rwml",
+        footer = {"", "Examples:", "  ./rwml demo --quick", "  ./rwml doctor"},
         mixinStandardHelpOptions = true,
         versionProvider = Rwml.Version.class,
         description = "Continual Reinforcement World Model Learning on Apache Kafka.",
@@ -33,6 +34,7 @@ import picocli.CommandLine.ScopeType;
             StatusCommand.class,
             DlqCommand.class,
             DoctorCommand.class,
+            CompletionCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class Rwml implements Runnable {
@@ -57,14 +59,31 @@ public final class Rwml implements Runnable {
 
     /** The command line with every subcommand; tests execute it in-process. */
     static CommandLine commandLine() {
-        return new CommandLine(new Rwml())
-                .setExecutionExceptionHandler(
-                        (e, commandLine, parseResult) -> {
-                            // The message says what to do; the trace is for --verbose.
-                            commandLine.getErr().println("rwml: " + message(e, commandLine));
-                            LoggerFactory.getLogger(Rwml.class).debug("rwml failed", e);
-                            return commandLine.getCommandSpec().exitCodeOnExecutionException();
-                        });
+        final CommandLine cli = new CommandLine(new Rwml());
+        addHelpExamples(cli);
+        return cli.setExecutionExceptionHandler(
+                (e, commandLine, parseResult) -> {
+                    // The message says what to do; the trace is for --verbose.
+                    commandLine.getErr().println("rwml: " + message(e, commandLine));
+                    LoggerFactory.getLogger(Rwml.class).debug("rwml failed", e);
+                    return commandLine.getCommandSpec().exitCodeOnExecutionException();
+                });
+    }
+
+    /** Gives picocli's {@code help} subcommands examples, as every other command has. */
+    private static void addHelpExamples(final CommandLine command) {
+        for (final CommandLine sub : command.getSubcommands().values()) {
+            if (sub.getCommand() instanceof CommandLine.HelpCommand) {
+                final String parent =
+                        command.getCommandSpec().qualifiedName().replaceFirst("^rwml", "./rwml");
+                final String first = command.getSubcommands().keySet().iterator().next();
+                sub.getCommandSpec()
+                        .usageMessage()
+                        .footer("", "Examples:", "  " + parent + " help " + first);
+            } else {
+                addHelpExamples(sub);
+            }
+        }
     }
 
     /**
