@@ -65,69 +65,80 @@ final class DoctorCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         final Duration timeout = Duration.ofSeconds(Math.max(1, timeoutSeconds));
-        final Duration networkLimit = timeout.plus(LOCAL_LIMIT);
-        final Path dataDir = cluster.dataDir();
-        final List<Check> checks =
-                List.of(
-                        new Check(
-                                "java",
-                                LOCAL_LIMIT,
-                                "the JVM is overloaded",
-                                () ->
-                                        HostChecks.java(
-                                                Runtime.version(),
-                                                Runtime.getRuntime().maxMemory())),
-                        new Check(
-                                "disk",
-                                LOCAL_LIMIT,
-                                "the disk of " + dataDir + " hangs (a stale network mount?)",
-                                () -> HostChecks.disk(dataDir, HostChecks.MIN_FREE_DISK)),
-                        new Check(
-                                "ports",
-                                LOCAL_LIMIT,
-                                "the machine's network stack is overloaded",
-                                () -> HostChecks.ports(portUses(dataDir))),
-                        new Check(
-                                "security",
-                                LOCAL_LIMIT,
-                                "the key or trust store files hang",
-                                () ->
-                                        ClusterChecks.security(
-                                                cluster.clientSettings(), settingsSource())),
-                        new Check(
-                                "broker",
-                                networkLimit,
-                                "check the address and that the cluster runs",
-                                () ->
-                                        ClusterChecks.broker(
-                                                cluster.connection(), timeout, ifSilent())),
-                        new Check(
-                                "registry",
-                                networkLimit,
-                                "check the address and that the cluster runs",
-                                () ->
-                                        ClusterChecks.registry(
-                                                cluster.connection(), timeout, ifSilent())),
-                        new Check(
-                                "pytorch",
-                                MODEL_LIMIT,
-                                "the natives did not load; run with --verbose and see the log",
-                                () -> {
-                                    spec.commandLine()
-                                            .getErr()
-                                            .println(
-                                                    "rwml doctor: loading PyTorch and the"
-                                                            + " embedding model (a few seconds)");
-                                    return ModelChecks.pytorch(new ModelRuntime(1, "auto"));
-                                }),
-                        new Check(
-                                "embedding",
-                                MODEL_LIMIT,
-                                "the model did not load; run with --verbose and see the log",
-                                () ->
-                                        ModelChecks.embedding(
-                                                EmbeddingSettings.defaults(), System.getenv())));
+        final List<Check> checks = new ArrayList<>(hostChecks());
+        checks.addAll(clusterChecks(timeout));
+        checks.addAll(modelChecks());
         return Checklist.run(checks, spec.commandLine().getOut()) ? 0 : 1;
+    }
+
+    /** Java and its heap, the data directory's disk, the default ports. */
+    private List<Check> hostChecks() {
+        final Path dataDir = cluster.dataDir();
+        return List.of(
+                new Check(
+                        "java",
+                        LOCAL_LIMIT,
+                        "the JVM is overloaded",
+                        () -> HostChecks.java(Runtime.version(), Runtime.getRuntime().maxMemory())),
+                new Check(
+                        "disk",
+                        LOCAL_LIMIT,
+                        "the disk of " + dataDir + " hangs (a stale network mount?)",
+                        () -> HostChecks.disk(dataDir, HostChecks.MIN_FREE_DISK)),
+                new Check(
+                        "ports",
+                        LOCAL_LIMIT,
+                        "the machine's network stack is overloaded",
+                        () -> HostChecks.ports(portUses(dataDir))));
+    }
+
+    /**
+     * The client config's security settings, the broker and the registry, as commands resolve them.
+     */
+    private List<Check> clusterChecks(final Duration timeout) {
+        final Duration limit = timeout.plus(LOCAL_LIMIT);
+        final String silent = "check the address and that the cluster runs";
+        return List.of(
+                new Check(
+                        "security",
+                        LOCAL_LIMIT,
+                        "the key or trust store files hang",
+                        () -> ClusterChecks.security(cluster.clientSettings(), settingsSource())),
+                new Check(
+                        "broker",
+                        limit,
+                        silent,
+                        () -> ClusterChecks.broker(cluster.connection(), timeout, ifSilent())),
+                new Check(
+                        "registry",
+                        limit,
+                        silent,
+                        () -> ClusterChecks.registry(cluster.connection(), timeout, ifSilent())));
+    }
+
+    /** The PyTorch natives and the default embedding model, loaded as the stages load them. */
+    private List<Check> modelChecks() {
+        final String hung = "it hangs; run with --verbose and see the log";
+        return List.of(
+                new Check(
+                        "pytorch",
+                        MODEL_LIMIT,
+                        hung,
+                        () -> {
+                            spec.commandLine()
+                                    .getErr()
+                                    .println(
+                                            "rwml doctor: loading PyTorch and the embedding model"
+                                                    + " (a few seconds)");
+                            return ModelChecks.pytorch(new ModelRuntime(1, "auto"));
+                        }),
+                new Check(
+                        "embedding",
+                        MODEL_LIMIT,
+                        hung,
+                        () ->
+                                ModelChecks.embedding(
+                                        EmbeddingSettings.defaults(), System.getenv())));
     }
 
     /**
