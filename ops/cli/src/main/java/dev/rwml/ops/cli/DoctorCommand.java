@@ -39,8 +39,8 @@ import picocli.CommandLine.Spec;
         footer = {
             "",
             "Examples:",
-            "  rwml doctor",
-            "  rwml doctor --client-config secure.properties --timeout 10"
+            "  ./rwml doctor",
+            "  ./rwml doctor --client-config secure.properties --timeout 10"
         })
 final class DoctorCommand implements Callable<Integer> {
 

@@ -1,6 +1,7 @@
 package dev.rwml.ops.cli.doctor;
 
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -59,15 +60,43 @@ public final class Checklist {
         }
     }
 
-    /** The message of the innermost cause that has one, which names what really failed. */
+    /**
+     * The message of the innermost cause a user can read, after its wrapper's when that adds what
+     * failed: {@code Failed to load SSL keystore x.p12 of type PKCS12: keystore password was
+     * incorrect}, not the cipher's padding error beneath it.
+     */
     static String rootMessage(final Throwable error) {
-        String message = error.toString();
-        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t.getMessage() != null && !t.getMessage().isBlank()) {
-                message = t.getMessage();
+        final List<Throwable> chain = new ArrayList<>();
+        for (Throwable t = error; t != null && !chain.contains(t); t = t.getCause()) {
+            chain.add(t);
+        }
+        int deepest = -1;
+        for (int i = 0; i < chain.size(); i++) {
+            if (readable(chain.get(i))) {
+                deepest = i;
             }
         }
+        if (deepest < 0) {
+            return error.toString();
+        }
+        final String message = chain.get(deepest).getMessage();
+        if (deepest > 0 && readable(chain.get(deepest - 1))) {
+            final String wrapper = chain.get(deepest - 1).getMessage();
+            return wrapper.contains(message) ? message : wrapper + ": " + message;
+        }
         return message;
+    }
+
+    /**
+     * Whether the exception has a message a user can act on (the JDK's crypto internals have none).
+     */
+    private static boolean readable(final Throwable t) {
+        final String type = t.getClass().getName();
+        return t.getMessage() != null
+                && !t.getMessage().isBlank()
+                && !type.startsWith("java.security.")
+                && !type.startsWith("javax.crypto.")
+                && !type.startsWith("sun.security.");
     }
 
     private static String seconds(final Check check) {

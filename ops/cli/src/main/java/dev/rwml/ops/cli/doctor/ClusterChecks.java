@@ -155,7 +155,11 @@ public final class ClusterChecks {
         } catch (RegistryUnreachableException e) {
             return Finding.fix(
                     "registry",
-                    url + " did not answer (" + Checklist.rootMessage(e) + "): " + ifSilent);
+                    url
+                            + " did not answer ("
+                            + Checklist.rootMessage(e.getCause() == null ? e : e.getCause())
+                            + "): "
+                            + ifSilent);
         } catch (RegistryUnauthorizedException e) {
             return Finding.fix(
                     "registry",

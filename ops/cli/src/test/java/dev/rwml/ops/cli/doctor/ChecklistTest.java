@@ -51,6 +51,23 @@ class ChecklistTest {
     }
 
     @Test
+    void shouldNameWhatFailedAboveTheJdksCryptoInternals() {
+        final Exception chain =
+                new IllegalStateException(
+                        "Failed to create new KafkaAdminClient",
+                        new IllegalStateException(
+                                "Failed to load SSL keystore ts.p12 of type PKCS12",
+                                new java.io.IOException(
+                                        "keystore password was incorrect",
+                                        new java.security.UnrecoverableKeyException(
+                                                "failed to decrypt safe contents entry"))));
+        assertThat(Checklist.rootMessage(chain))
+                .isEqualTo(
+                        "Failed to load SSL keystore ts.p12 of type PKCS12: keystore password was"
+                                + " incorrect");
+    }
+
+    @Test
     void shouldPrintOneAlignedLinePerCheckAndFailWhenAnyFails() {
         final StringWriter text = new StringWriter();
         final boolean allOk =
