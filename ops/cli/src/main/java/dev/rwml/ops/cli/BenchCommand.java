@@ -31,7 +31,7 @@ import picocli.CommandLine.Spec;
                     + " the training threshold, exact match), on the older grammar it never"
                     + " trained (forgetting), and as the guide of an agent; arms are compared at"
                     + " their last version and at RWML's number of optimizer steps, by paired"
-                    + " differences with 95% intervals that resample episodes. Writes"
+                    + " differences with 95%% intervals that resample episodes. Writes"
                     + " <dir>/report/ (bench.md, report.html, report.md, transitions.csv).",
             "Resumable: rerun with the same options and --dir; finished steps are skipped and an"
                     + " interrupted arm is trained again into a fresh run.",

@@ -77,6 +77,11 @@ final class ClusterOptions {
     /** Read once: every client of the command sees the same file. */
     private Map<String, String> clientSettings;
 
+    /** The data directory of {@code rwml up} ({@code --data-dir}). */
+    Path dataDir() {
+        return dataDir;
+    }
+
     /** The addresses given as flags (the highest source of a stage's settings). */
     Map<String, String> flags() {
         final Map<String, String> flags = new HashMap<>();
@@ -110,7 +115,7 @@ final class ClusterOptions {
      * {@code rwml up} named, unless the command's bootstrap servers (flag or environment) are
      * another cluster's; null when none applies.
      */
-    private Path clientConfigFile() {
+    Path clientConfigFile() {
         if (clientConfig != null) {
             return clientConfig;
         }
@@ -166,21 +171,44 @@ final class ClusterOptions {
         return resolve(schemaRegistryUrl, "RWML_SCHEMA_REGISTRY_URL", REGISTRY_KEY);
     }
 
+    /**
+     * Where the bootstrap servers come from, for messages: {@code --bootstrap-servers}, {@code
+     * $RWML_BOOTSTRAP_SERVERS}, {@code --client-config} or the cluster file of a running {@code
+     * rwml up}.
+     */
+    Source bootstrapSource() {
+        return resolved(bootstrapServers, "RWML_BOOTSTRAP_SERVERS", BOOTSTRAP_KEY).source();
+    }
+
+    /** The places a cluster address is taken from, highest first. */
+    enum Source {
+        FLAG,
+        ENVIRONMENT,
+        CLIENT_CONFIG,
+        CLUSTER_FILE
+    }
+
+    private record Resolved(String value, Source source) {}
+
     private String resolve(final String explicit, final String envName, final String key) {
+        return resolved(explicit, envName, key).value();
+    }
+
+    private Resolved resolved(final String explicit, final String envName, final String key) {
         if (explicit != null && !explicit.isBlank()) {
-            return explicit;
+            return new Resolved(explicit, Source.FLAG);
         }
         final String fromEnv = System.getenv(envName);
         if (fromEnv != null && !fromEnv.isBlank()) {
-            return fromEnv;
+            return new Resolved(fromEnv, Source.ENVIRONMENT);
         }
         final String fromFile = clientSettings().get(key);
         if (fromFile != null && !fromFile.isBlank()) {
-            return fromFile;
+            return new Resolved(fromFile, Source.CLIENT_CONFIG);
         }
         final String fromUp = readClusterFile(dataDir).get(key);
         if (fromUp != null) {
-            return fromUp;
+            return new Resolved(fromUp, Source.CLUSTER_FILE);
         }
         throw new IllegalArgumentException(
                 "no cluster given: pass --"

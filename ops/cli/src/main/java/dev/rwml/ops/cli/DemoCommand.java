@@ -20,6 +20,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(
         name = "demo",
+        footer = {"", "Examples:", "  ./rwml demo", "  ./rwml demo --quick"},
         mixinStandardHelpOptions = true,
         description = {
             "Run RWML end to end on an embedded Kafka broker and schema registry: ALFWorld-style"

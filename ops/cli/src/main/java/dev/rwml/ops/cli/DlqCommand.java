@@ -25,6 +25,12 @@ import picocli.CommandLine.Spec;
 /** {@code rwml dlq}: lists a run's dead letters, shows one, and sends them back once fixed. */
 @Command(
         name = "dlq",
+        footer = {
+            "",
+            "Examples:",
+            "  ./rwml dlq --run r1",
+            "  ./rwml dlq --run r1 resend --all --stage reward"
+        },
         mixinStandardHelpOptions = true,
         description = {
             "Inspect the dead letters of a run (rwml.<run>.dead-letters) and send their original"
@@ -103,6 +109,7 @@ final class DlqCommand implements Callable<Integer> {
     /** {@code rwml dlq list}: the latest letters, one line each. */
     @Command(
             name = "list",
+            footer = {"", "Examples:", "  ./rwml dlq --run r1 list --stage reward --limit 10"},
             mixinStandardHelpOptions = true,
             description =
                     "List dead letters: offset, time, stage, reason, source, payload preview.")
@@ -130,6 +137,7 @@ final class DlqCommand implements Callable<Integer> {
     /** {@code rwml dlq show N}: one letter in full. */
     @Command(
             name = "show",
+            footer = {"", "Examples:", "  ./rwml dlq --run r1 show 42"},
             mixinStandardHelpOptions = true,
             description = "Show one dead letter in full: error, source, headers, key and value.")
     static final class Show implements Callable<Integer> {
@@ -191,6 +199,12 @@ final class DlqCommand implements Callable<Integer> {
     /** {@code rwml dlq resend}: sends original records back to their source topics. */
     @Command(
             name = "resend",
+            footer = {
+                "",
+                "Examples:",
+                "  ./rwml dlq --run r1 resend --offset 42",
+                "  ./rwml dlq --run r1 resend --all --stage reward"
+            },
             mixinStandardHelpOptions = true,
             description = {
                 "Send dead letters' original records (key, value, headers) back to their source"

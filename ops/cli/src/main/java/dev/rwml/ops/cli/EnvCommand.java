@@ -35,6 +35,12 @@ import picocli.CommandLine.Spec;
  */
 @Command(
         name = "env",
+        footer = {
+            "",
+            "Examples:",
+            "  ./rwml env run --env alfworld --agents 2 --episodes 200 --seed 1",
+            "  ./rwml env import recorded.jsonl"
+        },
         mixinStandardHelpOptions = true,
         description = "Produce transitions from environments, or import recorded ones.",
         subcommands = {EnvCommand.Run.class, EnvCommand.Import.class})
@@ -97,6 +103,12 @@ final class EnvCommand implements Runnable {
     /** {@code rwml env run}. */
     @Command(
             name = "run",
+            footer = {
+                "",
+                "Examples:",
+                "  ./rwml env run --env alfworld --agents 2 --episodes 200 --seed 1",
+                "  ./rwml env run --env alfworld --agents 4 --episodes 500 --seed 2 --policy epsilon"
+            },
             mixinStandardHelpOptions = true,
             description = {
                 "Run N agents over M episodes and publish every transition to rwml.transitions.",
@@ -217,6 +229,12 @@ final class EnvCommand implements Runnable {
     /** {@code rwml env import}. */
     @Command(
             name = "import",
+            footer = {
+                "",
+                "Examples:",
+                "  ./rwml env import recorded.jsonl",
+                "  ./rwml env import recorded.jsonl --split valid_seen"
+            },
             mixinStandardHelpOptions = true,
             description = {
                 "Import recorded trajectories (JSONL, one episode per line) into rwml.transitions.",

@@ -36,6 +36,12 @@ import picocli.CommandLine.Spec;
  */
 @Command(
         name = "eval",
+        footer = {
+            "",
+            "Examples:",
+            "  ./rwml eval --run demo --versions 0,latest --out eval/",
+            "  ./rwml eval --model-dir exported/ --transitions-file recorded.jsonl"
+        },
         mixinStandardHelpOptions = true,
         description = {
             "Evaluate world models on held-out transitions generated here (never produced to"

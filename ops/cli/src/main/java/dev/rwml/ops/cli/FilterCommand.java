@@ -10,6 +10,7 @@ import picocli.CommandLine.Mixin;
 /** {@code rwml filter}: runs the filter stage of a run until Ctrl-C. */
 @Command(
         name = "filter",
+        footer = {"", "Examples:", "  ./rwml filter --run r1", "  ./rwml filter --help-config"},
         mixinStandardHelpOptions = true,
         description =
                 "Judge each transition with a filter model before G-sampling (K tries scored at the"

@@ -28,6 +28,12 @@ import picocli.CommandLine.Spec;
  */
 @Command(
         name = "model",
+        footer = {
+            "",
+            "Examples:",
+            "  ./rwml model init --run r1 --size small --steps 300",
+            "  ./rwml model logits --hf /models/Qwen2.5-0.5B-Instruct --ids 1,2,3"
+        },
         mixinStandardHelpOptions = true,
         description = "Create a run's base world model.",
         subcommands = {
@@ -47,6 +53,12 @@ final class ModelCommand implements Runnable {
     /** The thin shell over {@link BaseModelInit}: options in, progress lines out. */
     @Command(
             name = "init",
+            footer = {
+                "",
+                "Examples:",
+                "  ./rwml model init --run r1 --size small --steps 300",
+                "  ./rwml model init --run mine --from-hf /models/Qwen2.5-0.5B-Instruct"
+            },
             mixinStandardHelpOptions = true,
             description = {
                 "Read a pretraining slice of rwml.transitions (earliest offsets up to the end seen"

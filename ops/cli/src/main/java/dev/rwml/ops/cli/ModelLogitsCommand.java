@@ -25,6 +25,12 @@ import picocli.CommandLine.Spec;
  */
 @Command(
         name = "logits",
+        footer = {
+            "",
+            "Examples:",
+            "  ./rwml model logits --hf /models/Qwen2.5-0.5B-Instruct --ids 1,2,3 --json",
+            "  ./rwml model logits --hf /models/Qwen2.5-0.5B-Instruct --text 'Task: heat an egg'"
+        },
         mixinStandardHelpOptions = true,
         description = {
             "Load a Hugging Face checkpoint directory as the stages do (float32) and print the"

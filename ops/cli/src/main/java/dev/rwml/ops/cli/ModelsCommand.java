@@ -27,6 +27,12 @@ import picocli.CommandLine.Spec;
 /** {@code rwml models list|watch|export}: the published versions of a run. */
 @Command(
         name = "models",
+        footer = {
+            "",
+            "Examples:",
+            "  ./rwml models list --run r1",
+            "  ./rwml models export --run r1 --version 3 --dir exported/"
+        },
         mixinStandardHelpOptions = true,
         description = "List, follow or export the model versions of a run.",
         subcommands = {
@@ -55,6 +61,7 @@ final class ModelsCommand implements Runnable {
 
     @Command(
             name = "list",
+            footer = {"", "Examples:", "  ./rwml models list --run r1"},
             mixinStandardHelpOptions = true,
             description = "One line per version: parent, counters, metrics and lineage.")
     static final class ListVersions implements Callable<Integer> {
@@ -81,6 +88,7 @@ final class ModelsCommand implements Runnable {
 
     @Command(
             name = "watch",
+            footer = {"", "Examples:", "  ./rwml models watch --run r1    # Ctrl-C to leave"},
             mixinStandardHelpOptions = true,
             description = "Print each new verified version as it is published, until Ctrl-C.")
     static final class Watch implements Callable<Integer> {
@@ -108,6 +116,12 @@ final class ModelsCommand implements Runnable {
 
     @Command(
             name = "export",
+            footer = {
+                "",
+                "Examples:",
+                "  ./rwml models export --run r1 --version 3 --dir exported/",
+                "  ./rwml models export --run mine --version 3 --hf /models/mine-v3"
+            },
             mixinStandardHelpOptions = true,
             description = {
                 "Write a version's verified artifact (safetensors, config, tokenizer.json in a"

@@ -10,6 +10,12 @@ import picocli.CommandLine.Mixin;
 /** {@code rwml predict}: runs the prediction stage of a run until Ctrl-C. */
 @Command(
         name = "predict",
+        footer = {
+            "",
+            "Examples:",
+            "  ./rwml predict --run r1",
+            "  ./rwml predict --run r1 --set input=curriculum --device cpu"
+        },
         mixinStandardHelpOptions = true,
         description =
                 "Sample G world-model predictions for each transition of rwml.transitions into"

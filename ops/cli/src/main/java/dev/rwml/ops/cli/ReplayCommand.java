@@ -20,6 +20,11 @@ import picocli.CommandLine.Spec;
 /** {@code rwml replay}: trains a new run on a slice of the transitions log, then ends. */
 @Command(
         name = "replay",
+        footer = {
+            "",
+            "Examples:",
+            "  ./rwml replay --run exp2 --from-run base --from 0:120,1:98 --epochs 3"
+        },
         mixinStandardHelpOptions = true,
         description = {
             "Train a new run on a slice of rwml.transitions: its prediction, reward and trainer"

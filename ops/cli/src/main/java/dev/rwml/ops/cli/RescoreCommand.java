@@ -21,6 +21,11 @@ import picocli.CommandLine.Spec;
  */
 @Command(
         name = "rescore",
+        footer = {
+            "",
+            "Examples:",
+            "  ./rwml rescore --run r1-exact --from-run r1 --reward-spec alfworld/TEXT=exact"
+        },
         mixinStandardHelpOptions = true,
         description = {
             "Score the predictions of --from-run again with --reward-spec into the rewards of a new"

@@ -10,6 +10,12 @@ import picocli.CommandLine.Command;
 /** {@code rwml reward}: runs the reward stage of a run until Ctrl-C. */
 @Command(
         name = "reward",
+        footer = {
+            "",
+            "Examples:",
+            "  ./rwml reward --run r1",
+            "  ./rwml reward --run r1 --set easy.keep.probability=1"
+        },
         mixinStandardHelpOptions = true,
         description =
                 "Join rwml.<run>.predictions with rwml.transitions, score each prediction against"

@@ -10,6 +10,7 @@ import picocli.CommandLine.ScopeType;
 /** The {@code rwml} command: one entry point whose subcommands run the pipeline's parts. */
 @Command(
         name = "rwml",
+        footer = {"", "Examples:", "  ./rwml demo --quick", "  ./rwml doctor"},
         mixinStandardHelpOptions = true,
         versionProvider = Rwml.Version.class,
         description = "Continual Reinforcement World Model Learning on Apache Kafka.",
@@ -31,6 +32,8 @@ import picocli.CommandLine.ScopeType;
             TrainCommand.class,
             StatusCommand.class,
             DlqCommand.class,
+            DoctorCommand.class,
+            CompletionCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class Rwml implements Runnable {
@@ -55,8 +58,9 @@ public final class Rwml implements Runnable {
 
     /** The command line with every subcommand; tests execute it in-process. */
     static CommandLine commandLine() {
-        return new CommandLine(new Rwml())
-                .setParameterExceptionHandler(
+        final CommandLine cli = new CommandLine(new Rwml());
+        addHelpExamples(cli);
+        return cli.setParameterExceptionHandler(
                         (e, args) -> {
                             // One line, as for every other error; the usage is one --help away.
                             final CommandLine failed = e.getCommandLine();
@@ -77,6 +81,22 @@ public final class Rwml implements Runnable {
                             LoggerFactory.getLogger(Rwml.class).info("rwml failed", e);
                             return commandLine.getCommandSpec().exitCodeOnExecutionException();
                         });
+    }
+
+    /** Gives picocli's {@code help} subcommands examples, as every other command has. */
+    private static void addHelpExamples(final CommandLine command) {
+        for (final CommandLine sub : command.getSubcommands().values()) {
+            if (sub.getCommand() instanceof CommandLine.HelpCommand) {
+                final String parent =
+                        command.getCommandSpec().qualifiedName().replaceFirst("^rwml", "./rwml");
+                final String first = command.getSubcommands().keySet().iterator().next();
+                sub.getCommandSpec()
+                        .usageMessage()
+                        .footer("", "Examples:", "  " + parent + " help " + first);
+            } else {
+                addHelpExamples(sub);
+            }
+        }
     }
 
     /**

@@ -25,6 +25,12 @@ import picocli.CommandLine.Spec;
 /** {@code rwml status}: a run's lag per stage, versions, rates and dead letters, or a live page. */
 @Command(
         name = "status",
+        footer = {
+            "",
+            "Examples:",
+            "  ./rwml status --run r1",
+            "  ./rwml status --run r1 --web --port 8088"
+        },
         mixinStandardHelpOptions = true,
         description = {
             "Show a run's lag per stage (consumer group offsets against the end of each input"
@@ -35,6 +41,9 @@ import picocli.CommandLine.Spec;
                     + " until Ctrl-C."
         })
 final class StatusCommand implements Callable<Integer> {
+
+    /** The port of the status page unless --port says otherwise. */
+    static final int DEFAULT_WEB_PORT = 8088;
 
     @Spec private CommandSpec spec;
 
@@ -68,7 +77,7 @@ final class StatusCommand implements Callable<Integer> {
 
     @Option(
             names = "--port",
-            defaultValue = "8088",
+            defaultValue = "" + DEFAULT_WEB_PORT,
             description = "Port of the status page (default: ${DEFAULT-VALUE}).")
     private int port;
 

@@ -11,6 +11,12 @@ import picocli.CommandLine.Option;
 /** {@code rwml train}: runs the continual trainer of a run until Ctrl-C. */
 @Command(
         name = "train",
+        footer = {
+            "",
+            "Examples:",
+            "  ./rwml train --run r1",
+            "  ./rwml train --run r1 --set objective=sft"
+        },
         mixinStandardHelpOptions = true,
         description =
                 "Train the run's world model on rwml.<run>.rewards (GRPO, or SFT for the WM-SFT"

@@ -30,6 +30,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(
         name = "up",
+        footer = {"", "Examples:", "  ./rwml up", "  ./rwml up --secure --run demo"},
         mixinStandardHelpOptions = true,
         description = {
             "Start an embedded Kafka broker and Apicurio schema registry, create the topics,"

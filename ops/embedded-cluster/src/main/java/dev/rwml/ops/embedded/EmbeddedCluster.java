@@ -267,6 +267,17 @@ public final class EmbeddedCluster implements AutoCloseable {
         return true;
     }
 
+    /**
+     * The ports a cluster started under {@code dataDir} recorded and takes again when it restarts
+     * there (broker, controller, registry), or an empty list when none started there yet.
+     *
+     * @throws IOException when the record cannot be read
+     */
+    public static List<Integer> recordedPorts(final Path dataDir) throws IOException {
+        final Ports ports = Ports.load(dataDir.resolve(PORTS_FILE));
+        return ports == null ? List.of() : List.of(ports.kafka, ports.controller, ports.registry);
+    }
+
     /** The three local ports a cluster listens on. */
     private record Ports(int kafka, int controller, int registry) {
 

@@ -381,13 +381,16 @@ final class BenchSummary {
                     .append(cell(results, BenchEvaluation.OLDER, EvalReport.Figures::strict))
                     .append(String.format(Locale.ROOT, " | %.3f | %.3f | ", older, current))
                     .append(
-                            model.arm() == null || Math.abs(gain) < 1e-9
+                            model.arm() == null
                                     ? "-"
-                                    : String.format(
-                                            Locale.ROOT,
-                                            "%+.4f (gain %+.3f)",
-                                            (older - basePpl) / (gain / 0.01),
-                                            gain))
+                                    : gain <= 0
+                                            ? String.format(
+                                                    Locale.ROOT, "no in-domain gain (%+.3f)", gain)
+                                            : String.format(
+                                                    Locale.ROOT,
+                                                    "%+.4f (gain %+.3f)",
+                                                    (older - basePpl) / (gain / 0.01),
+                                                    gain))
                     .append(" | ")
                     .append(drift(results, true))
                     .append(" | ")
