@@ -14,6 +14,7 @@ import java.security.UnrecoverableKeyException;
 import java.security.cert.CertPathBuilderException;
 import java.security.cert.CertPathValidatorException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -61,10 +62,12 @@ public final class ErrorLine {
 
         /** The setting whose value is {@code path} (e.g. {@code ssl.truststore.location}). */
         Optional<String> keyOf(final String path) {
+            // The client's own setting before a prefixed one naming the same file
+            // (ssl.truststore.location before schema.registry.ssl.truststore.location).
             return settings.entrySet().stream()
                     .filter(e -> e.getValue().equals(path))
                     .map(Map.Entry::getKey)
-                    .sorted()
+                    .sorted(Comparator.comparingInt(String::length).thenComparing(k -> k))
                     .findFirst();
         }
     }
@@ -342,10 +345,13 @@ public final class ErrorLine {
         return where.keyOf(path).map(k -> " (" + where.setting(k) + ")").orElse("");
     }
 
-    /** The throwable's message, or its kind in words when it has none. */
+    /**
+     * The throwable's message (its first line: a parser's adds the source location on the next), or
+     * its kind in words when it has none.
+     */
     static String message(final Throwable t) {
         if (t.getMessage() != null && !t.getMessage().isBlank()) {
-            return t.getMessage();
+            return t.getMessage().strip().lines().findFirst().orElse("");
         }
         return t.getClass()
                 .getSimpleName()

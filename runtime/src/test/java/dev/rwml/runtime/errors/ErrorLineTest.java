@@ -57,6 +57,30 @@ class ErrorLineTest {
     }
 
     @Test
+    void shouldNameTheClientsOwnSettingWhenTheRegistryUsesTheSameStore() {
+        final Map<String, String> both = new java.util.HashMap<>(SSL.asMap());
+        both.put("schema.registry.ssl.truststore.location", STORE);
+        both.put("schema.registry.ssl.truststore.password", "wrong");
+
+        final String line =
+                ErrorLine.of(wrongTruststorePassword(), Connection.from(both), "client.properties");
+
+        assertThat(line)
+                .endsWith("fix ssl.truststore.password in --client-config client.properties");
+    }
+
+    @Test
+    void shouldKeepToOneLineWhenAMessageHasSeveral() {
+        final String line =
+                ErrorLine.of(
+                        new IllegalArgumentException(
+                                "config.json: config is not valid JSON: Unexpected character\n"
+                                        + " at [Source: x; line: 1, column: 2]"));
+
+        assertThat(line).doesNotContain("\n").startsWith("config.json: config is not valid JSON");
+    }
+
+    @Test
     void shouldNameAKeyThatItsPasswordCannotRead() {
         final KafkaException error =
                 new KafkaException(

@@ -3,6 +3,9 @@ package dev.rwml.ops.cli;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.ConsoleAppender;
 import java.nio.file.Path;
 import org.slf4j.LoggerFactory;
 
@@ -43,11 +46,15 @@ final class Logging {
                         .toString());
     }
 
+    /** The terminal's pattern with stack traces, which it leaves to the log file otherwise. */
+    private static final String VERBOSE_PATTERN = "%d{HH:mm:ss.SSS} %-5level %logger{30} - %msg%n";
+
     static void verbose() {
         TerminalLogFilter.showEverything();
         if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
             return;
         }
+        showStackTraces(context);
         set(context, "dev.rwml", Level.DEBUG);
         set(context, "org.apache.kafka", Level.INFO);
         set(context, "kafka", Level.INFO);
@@ -56,5 +63,16 @@ final class Logging {
 
     private static void set(final LoggerContext context, final String name, final Level level) {
         context.getLogger(name).setLevel(level);
+    }
+
+    private static void showStackTraces(final LoggerContext context) {
+        if (context.getLogger(Logger.ROOT_LOGGER_NAME).getAppender("STDERR")
+                instanceof ConsoleAppender<ILoggingEvent> console) {
+            final PatternLayoutEncoder encoder = new PatternLayoutEncoder();
+            encoder.setContext(context);
+            encoder.setPattern(VERBOSE_PATTERN);
+            encoder.start();
+            console.setEncoder(encoder);
+        }
     }
 }
