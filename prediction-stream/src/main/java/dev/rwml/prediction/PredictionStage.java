@@ -160,7 +160,9 @@ public final class PredictionStage implements RunningStage {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
-            LOG.error("Run {}: the prediction stage could not start", config.run(), e);
+            // The failure ends the stage's termination and whoever waits on it names the cause
+            // to the user; the trace goes to the log file.
+            LOG.info("Run {}: the prediction stage could not start", config.run(), e);
             phase = Phase.FAILED;
             termination.completeExceptionally(
                     new StageFailedException(

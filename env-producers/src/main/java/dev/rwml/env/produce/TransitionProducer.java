@@ -176,7 +176,9 @@ public final class TransitionProducer {
                 } catch (ExecutionException e) {
                     if (failure == null) {
                         failure = e.getCause();
-                        LOG.error("an agent failed; stopping the others", failure);
+                        // Returned to the caller, which names it to the user; the trace goes to
+                        // the log file.
+                        LOG.info("an agent failed; stopping the others", failure);
                         stop();
                     }
                     break;
