@@ -20,9 +20,10 @@ import org.apache.kafka.common.errors.RetriableException;
  * (Kafka's authentication and authorization errors, a registry's 401/403 or untrusted certificate)
  * is neither: no retry helps and the record is not at fault, so the stage stops and says what to
  * grant or fix ({@link AccessErrors}); so does another service refusing the stage's credentials
- * ({@link ServiceAnswer#refusedCredentials}, e.g. an embedding server's 401). Settings that cannot
- * work where the stage runs ({@link UnfitSettingsException}), and a registry that answers a lookup
- * with neither the schema nor "unknown id" ({@link #isRegistryRefusal}), stop it the same way.
+ * ({@link ServiceException#refusedCredentials}, e.g. an embedding server's 401). Settings that
+ * cannot work where the stage runs ({@link UnfitSettingsException}), and a registry that answers a
+ * lookup with neither the schema nor "unknown id" ({@link #isRegistryRefusal}), stop it the same
+ * way.
  */
 public final class ErrorPolicy {
 
@@ -53,7 +54,7 @@ public final class ErrorPolicy {
      * Whether any cause of {@code error} says that the cluster or registry refused this client: a
      * login (wrong password, unknown user), a permission (a missing ACL) or a certificate (not
      * trusted, wrong host). Kafka's clients raise these at once, without retrying. Another service
-     * that refuses the credentials ({@link ServiceAnswer#refusedCredentials}) counts too.
+     * that refuses the credentials ({@link ServiceException#refusedCredentials}) counts too.
      */
     public static boolean isAccessFailure(final Throwable error) {
         for (Throwable cause = error; cause != null; cause = next(cause)) {
@@ -61,7 +62,7 @@ public final class ErrorPolicy {
                     || cause instanceof AuthorizationException
                     || cause instanceof RegistryUnauthorizedException
                     || cause instanceof RegistryTlsException
-                    || (cause instanceof ServiceAnswer answer && answer.refusedCredentials())) {
+                    || (cause instanceof ServiceException answer && answer.refusedCredentials())) {
                 return true;
             }
         }

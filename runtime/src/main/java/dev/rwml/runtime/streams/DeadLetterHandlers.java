@@ -5,7 +5,7 @@ import dev.rwml.events.PredictionGroup;
 import dev.rwml.runtime.StageName;
 import dev.rwml.runtime.errors.DeadLetterWriter;
 import dev.rwml.runtime.errors.ErrorPolicy;
-import dev.rwml.runtime.errors.ServiceAnswer;
+import dev.rwml.runtime.errors.ServiceException;
 import dev.rwml.schemas.deadletter.DeadLetters;
 import dev.rwml.schemas.serde.EventSerde;
 import dev.rwml.schemas.serde.EventSerdes;
@@ -179,7 +179,7 @@ public final class DeadLetterHandlers {
 
         /** The reason header: the answer of the service that refused the record, if one did. */
         private static String reasonOf(final Throwable exception) {
-            final ServiceAnswer answer = causeOf(exception, ServiceAnswer.class);
+            final ServiceException answer = causeOf(exception, ServiceException.class);
             return answer == null
                     ? DeadLetters.PROCESSING
                     : answer.deadLetterReason().orElse(DeadLetters.PROCESSING);

@@ -5,28 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.rwml.schemas.registry.SchemaRegistryException;
 import dev.rwml.schemas.registry.UnknownSchemaException;
 import dev.rwml.schemas.serde.EventDecodingException;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class ErrorPolicyTest {
 
     /** Another service's answer, as the embedding client reports one. */
-    private static final class Answer extends RuntimeException implements ServiceAnswer {
-        private final int status;
+    private static final class Answer extends ServiceException {
+        private static final long serialVersionUID = 1L;
 
         Answer(final int status) {
-            super("HTTP " + status);
-            this.status = status;
-        }
-
-        @Override
-        public Optional<String> deadLetterReason() {
-            return Optional.of("TEST_HTTP_" + status);
-        }
-
-        @Override
-        public boolean refusedCredentials() {
-            return status == 401 || status == 403;
+            super("TEST", "HTTP " + status, status, null);
         }
     }
 

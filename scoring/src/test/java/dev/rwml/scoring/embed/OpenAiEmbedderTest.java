@@ -58,7 +58,7 @@ class OpenAiEmbedderTest {
     private EmbeddingException failureAt(final int httpStatus) {
         status = httpStatus;
         final OpenAiEmbedder embedder =
-                new OpenAiEmbedder(baseUrl(), "m", null, Duration.ofSeconds(5));
+                new OpenAiEmbedder(baseUrl(), "m", null, Duration.ofSeconds(30));
         return catchThrowableOfType(
                 EmbeddingException.class, () -> embedder.embedAll(List.of("a")));
     }
@@ -100,7 +100,7 @@ class OpenAiEmbedderTest {
     void shouldEmbedABatchInOneRequestAndOrderVectorsByIndex() {
         final OpenAiEmbedder embedder =
                 new OpenAiEmbedder(
-                        baseUrl(), "Qwen/Qwen3-Embedding-8B", "k3y", Duration.ofSeconds(5));
+                        baseUrl(), "Qwen/Qwen3-Embedding-8B", "k3y", Duration.ofSeconds(30));
 
         final List<float[]> vectors = embedder.embedAll(List.of("a", "bbb", "cc"));
 
@@ -127,7 +127,7 @@ class OpenAiEmbedderTest {
     void shouldReportTheServersErrorWithWhatToCheck() {
         status = 404;
         final OpenAiEmbedder embedder =
-                new OpenAiEmbedder(baseUrl(), "missing-model", null, Duration.ofSeconds(5));
+                new OpenAiEmbedder(baseUrl(), "missing-model", null, Duration.ofSeconds(30));
 
         assertThatThrownBy(() -> embedder.embedAll(List.of("a")))
                 .isInstanceOf(EmbeddingException.class)
@@ -186,7 +186,7 @@ class OpenAiEmbedderTest {
     @Test
     void shouldScoreCosineWithTheRemoteVectors() {
         final OpenAiEmbedder embedder =
-                new OpenAiEmbedder(baseUrl(), "m", null, Duration.ofSeconds(5));
+                new OpenAiEmbedder(baseUrl(), "m", null, Duration.ofSeconds(30));
         final List<float[]> vectors = embedder.embedAll(List.of("ab", "ab"));
         // (2, 1) and (2, 2): cosine 6 / (sqrt 5 * sqrt 8)
         assertThat(Vectors.cosine(vectors.get(0), vectors.get(1)))

@@ -146,7 +146,7 @@ class HfModelPipelineIT {
                                 + " --set learning.rate=1e-4");
         final List<Child> stages = List.of(predict, reward, train);
         final ModelVersion v1 =
-                RwmlProcesses.awaitServedVersion(cluster, run, 1, predict, train, stages, PIPELINE);
+                RwmlProcesses.awaitServedVersion(cluster, run, 1, predict, stages, PIPELINE);
         // --device reached the stages, which say where their model runs
         assertThat(Files.readString(predict.log()))
                 .contains(

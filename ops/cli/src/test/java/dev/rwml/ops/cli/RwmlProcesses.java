@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -255,7 +256,6 @@ final class RwmlProcesses
             final String run,
             final long version,
             final Child predict,
-            final Child train,
             final List<Child> stages,
             final Duration within) {
         final RunTopics topics = TopicCatalog.defaults().run(run);
@@ -279,7 +279,12 @@ final class RwmlProcesses
                                             .findFirst()
                                             .orElse(null);
                             assertThat(found[0])
-                                    .as("version %d%s", version, train.tails())
+                                    .as(
+                                            "version %d%s",
+                                            version,
+                                            stages.stream()
+                                                    .map(Child::tails)
+                                                    .collect(Collectors.joining()))
                                     .isNotNull();
                             assertThat(Files.readString(predict.log()))
                                     .as("the prediction stage's log")

@@ -116,7 +116,7 @@ class SmolLm2ShapeIT {
         final List<Child> stages = List.of(predict, reward, train);
         final RunTopics topics = TopicCatalog.defaults().run(RUN);
         final ModelVersion v1 =
-                RwmlProcesses.awaitServedVersion(cluster, RUN, 1, predict, train, stages, PIPELINE);
+                RwmlProcesses.awaitServedVersion(cluster, RUN, 1, predict, stages, PIPELINE);
         final long servedSeconds = (System.nanoTime() - started) / 1_000_000_000L;
         RwmlProcesses.stop(stages);
         assertThat(v1.getArtifact().getFormat()).isEqualTo(LoraCheckpoint.FORMAT);
