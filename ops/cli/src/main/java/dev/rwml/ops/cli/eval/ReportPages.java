@@ -296,39 +296,60 @@ public final class ReportPages {
                             f -> f.capped()));
         }
         out.addAll(agentTables(report));
-        final List<EvalReport.ModelResult> drifted =
-                report.models().stream().filter(m -> m.drift() != null).toList();
+        final List<EvalReport.ModelResult> drifted = drifted(report);
         if (!drifted.isEmpty()) {
-            final Set<String> texts = new LinkedHashSet<>();
-            drifted.forEach(m -> texts.addAll(m.drift().kl().keySet()));
-            final List<String> header =
-                    new ArrayList<>(
-                            List.of(
-                                    "model",
-                                    "base",
-                                    "changed parameters",
-                                    "changed without embeddings"));
-            texts.forEach(t -> header.add("KL on " + t));
-            texts.forEach(t -> header.add("perplexity on " + t));
-            final List<List<String>> rows = new ArrayList<>();
-            for (final EvalReport.ModelResult m : drifted) {
-                final EvalReport.Drift d = m.drift();
-                final List<String> row = new ArrayList<>();
-                row.add(m.label());
-                row.add(d.baseLabel());
-                row.add(String.format(Locale.ROOT, "%.4f", d.parameters().fraction()));
-                row.add(
-                        String.format(
-                                Locale.ROOT, "%.4f", d.parameters().fractionWithoutEmbeddings()));
-                texts.forEach(t -> row.add(number(d.kl().getOrDefault(t, Double.NaN), "%.4f")));
-                texts.forEach(
-                        t -> row.add(number(d.perplexity().getOrDefault(t, Double.NaN), "%.2f")));
-                rows.add(row);
-            }
-            out.add(new Table("Drift from the base", header, rows));
+            out.add(driftTable(drifted));
             out.add(tensorTable(drifted));
         }
         return out;
+    }
+
+    /** The models that have a base to compare with. */
+    static List<EvalReport.ModelResult> drifted(final EvalReport report) {
+        return report.models().stream().filter(m -> m.drift() != null).toList();
+    }
+
+    /**
+     * Drift from the base per model: the changed parameters (all tensors and without the
+     * embeddings), then KL(model || base) and perplexity per held-out text.
+     */
+    static Table driftTable(final List<EvalReport.ModelResult> drifted) {
+        final Set<String> texts = new LinkedHashSet<>();
+        drifted.forEach(m -> texts.addAll(m.drift().kl().keySet()));
+        final List<String> header =
+                new ArrayList<>(
+                        List.of(
+                                "model",
+                                "base",
+                                "changed parameters",
+                                "changed without embeddings"));
+        texts.forEach(t -> header.add("KL on " + t));
+        texts.forEach(t -> header.add("perplexity on " + t));
+        final List<List<String>> rows = new ArrayList<>();
+        for (final EvalReport.ModelResult m : drifted) {
+            final EvalReport.Drift d = m.drift();
+            final List<String> row = new ArrayList<>();
+            row.add(m.label());
+            row.add(d.baseLabel());
+            row.add(
+                    String.format(
+                            Locale.ROOT,
+                            "%.4f (%d of %d)",
+                            d.parameters().fraction(),
+                            d.parameters().changed(),
+                            d.parameters().total()));
+            row.add(
+                    String.format(
+                            Locale.ROOT,
+                            "%.4f (%d of %d)",
+                            d.parameters().fractionWithoutEmbeddings(),
+                            d.parameters().changedWithoutEmbeddings(),
+                            d.parameters().totalWithoutEmbeddings()));
+            texts.forEach(t -> row.add(number(d.kl().getOrDefault(t, Double.NaN), "%.4f")));
+            texts.forEach(t -> row.add(number(d.perplexity().getOrDefault(t, Double.NaN), "%.2f")));
+            rows.add(row);
+        }
+        return new Table("Drift from the base", header, rows);
     }
 
     /** Each tensor's relative change ||w' - w|| / ||w||: tensor x model. */
@@ -449,7 +470,8 @@ public final class ReportPages {
                 report.bootstrap());
     }
 
-    private static String number(final double value, final String format) {
+    /** {@code value} in {@code format}, or {@code -} where it is not a number. */
+    static String number(final double value, final String format) {
         return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, format, value);
     }
 }

@@ -12,11 +12,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Writes an {@link EvalReport}: readable tables for the terminal, and {@code eval.csv} (one row per
@@ -103,54 +101,17 @@ public final class ReportWriter {
             breakdown(report, s, "task type", true, greedy, out);
             breakdown(report, s, "next-state kind", false, greedy, out);
         }
-        final List<List<String>> drift = new ArrayList<>();
-        final Set<String> texts = new LinkedHashSet<>();
-        report.models().stream()
-                .filter(m -> m.drift() != null)
-                .forEach(m -> texts.addAll(m.drift().kl().keySet()));
-        final List<String> head =
-                new ArrayList<>(
-                        List.of(
-                                "model",
-                                "base",
-                                "changed parameters",
-                                "changed without embeddings"));
-        texts.forEach(t -> head.add("KL on " + t));
-        texts.forEach(t -> head.add("perplexity on " + t));
-        drift.add(head);
-        for (final EvalReport.ModelResult m : report.models()) {
-            if (m.drift() == null) {
-                continue;
-            }
-            final EvalReport.Drift d = m.drift();
-            final List<String> row = new ArrayList<>();
-            row.add(m.label());
-            row.add(d.baseLabel());
-            row.add(
-                    String.format(
-                            Locale.ROOT,
-                            "%.4f (%d of %d)",
-                            d.parameters().fraction(),
-                            d.parameters().changed(),
-                            d.parameters().total()));
-            row.add(
-                    String.format(
-                            Locale.ROOT,
-                            "%.4f (%d of %d)",
-                            d.parameters().fractionWithoutEmbeddings(),
-                            d.parameters().changedWithoutEmbeddings(),
-                            d.parameters().totalWithoutEmbeddings()));
-            texts.forEach(t -> row.add(number(d.kl().getOrDefault(t, Double.NaN), "%.4f")));
-            texts.forEach(t -> row.add(number(d.perplexity().getOrDefault(t, Double.NaN), "%.2f")));
-            drift.add(row);
-        }
+        final List<EvalReport.ModelResult> drifted = ReportPages.drifted(report);
         out.println();
-        if (drift.size() > 1) {
+        if (!drifted.isEmpty()) {
             out.println(
                     "drift from the run's version 0 (changed parameters over all tensors and"
                             + " without the token and position embeddings; KL(model || base) per"
                             + " target token and perplexity, teacher-forced on held-out text)");
-            print(drift, out, "  ");
+            final ReportPages.Table drift = ReportPages.driftTable(drifted);
+            final List<List<String>> rows = new ArrayList<>(List.of(drift.header()));
+            rows.addAll(drift.rows());
+            print(rows, out, "  ");
         } else {
             out.println("drift: no model has a base (version 0 of its run) to compare with");
         }
@@ -193,9 +154,9 @@ public final class ReportWriter {
                             format(a.invalidRate()),
                             format(a.success()),
                             format(a.stepsPerSuccess()),
-                            number(a.avoidanceRate().estimate(), "%.3f"),
-                            number(a.precision().estimate(), "%.3f"),
-                            number(a.recall().estimate(), "%.3f"),
+                            ReportPages.number(a.avoidanceRate().estimate(), "%.3f"),
+                            ReportPages.number(a.precision().estimate(), "%.3f"),
+                            ReportPages.number(a.recall().estimate(), "%.3f"),
                             random == null ? "-" : format(random.invalidRate()),
                             format(a.invalidReduction())));
         }
@@ -270,10 +231,6 @@ public final class ReportWriter {
                         f.similarity().format(),
                         f.capped().format()));
         return row;
-    }
-
-    private static String number(final double value, final String format) {
-        return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, format, value);
     }
 
     private static void print(

@@ -178,7 +178,9 @@ class ReportPagesTest {
                 .contains(
                         "| model | base | changed parameters | changed without embeddings |"
                                 + " KL on alfworld-older | perplexity on alfworld-older |")
-                .contains("| demo@15 | demo@0 | 0.9250 | 0.6667 | 0.2000 | 3.50 |")
+                .contains(
+                        "| demo@15 | demo@0 | 0.9250 (925 of 1000) | 0.6667 (400 of 600) | 0.2000 |"
+                                + " 3.50 |")
                 .contains("| tensor | demo@15 |")
                 .contains("| tok_emb.weight | 0.5000 |")
                 .contains("| blocks.0.ln1.bias | - |");
