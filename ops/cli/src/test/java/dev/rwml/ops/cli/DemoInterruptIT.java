@@ -28,7 +28,11 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("system")
 class DemoInterruptIT {
 
-    private static final Duration PROMPT = Duration.ofSeconds(20);
+    /**
+     * One demo alone stopped in 18.8 s here on 2026-12-02 (two cores shared with a test suite),
+     * most of it closing the prediction stage and the cluster; two stop at once here.
+     */
+    private static final Duration PROMPT = Duration.ofSeconds(40);
 
     /** The form-independent facts: each stage's row, the versions, the trainer's counts, a bar. */
     private static final Pattern STAGE =
@@ -94,14 +98,17 @@ class DemoInterruptIT {
             }
             assertThat(pty.jvm().descendants().toList()).as("the registry child").isNotEmpty();
 
+            // Both at once: neither stops while the other trains on the same two cores.
+            final long signalled = System.nanoTime();
             for (final Demo demo : List.of(pty, pipe)) {
-                final long signalled = System.nanoTime();
                 assertThat(demo.jvm().destroy()).isTrue();
+            }
+            for (final Demo demo : List.of(pty, pipe)) {
                 final boolean exited =
                         demo.process().waitFor(PROMPT.toSeconds() + 10, TimeUnit.SECONDS);
                 final Duration took = Duration.ofNanos(System.nanoTime() - signalled);
                 assertThat(exited)
-                        .as("the demo still runs 30 s after SIGTERM: %s", demo.tail())
+                        .as("the demo still runs 50 s after SIGTERM: %s", demo.tail())
                         .isTrue();
                 assertThat(took).as("time from SIGTERM to exit").isLessThan(PROMPT);
                 assertThat(demo.text()).contains("Stopping the stages (interrupted (SIGTERM))");
