@@ -19,20 +19,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code ./rwml demo --quick} twice at once, as a user sees it on a terminal (under {@code script},
- * a pseudo-terminal) and as CI sees it (stdout to a file): each shows the live view in its form,
- * the panel redrawn in place or short plain lines, with the same facts; then Ctrl-C (SIGTERM here:
- * a background JVM ignores SIGINT) while the stages run stops them before the cluster they use,
- * promptly, leaving no process behind and the last facts on screen.
+ * {@code ./rwml demo --quick} twice, one after the other, as a user sees it on a terminal (under
+ * {@code script}, a pseudo-terminal) and as CI sees it (stdout to a file): each shows the live view
+ * in its form, the panel redrawn in place or short plain lines, with the same facts; then Ctrl-C
+ * (SIGTERM here: a background JVM ignores SIGINT) while the stages run stops them before the
+ * cluster they use, promptly, leaving no process behind and the last facts on screen.
  */
 @Tag("system")
 class DemoInterruptIT {
 
-    /**
-     * One demo alone stopped in 18.8 s here on 2026-12-02 (two cores shared with a test suite),
-     * most of it closing the prediction stage and the cluster; two stop at once here.
-     */
-    private static final Duration PROMPT = Duration.ofSeconds(40);
+    private static final Duration PROMPT = Duration.ofSeconds(20);
 
     /** The form-independent facts: each stage's row, the versions, the trainer's counts, a bar. */
     private static final Pattern STAGE =
@@ -57,8 +53,7 @@ class DemoInterruptIT {
         // Many versions and minutes: the demo must still run when it is interrupted.
         final String args = " demo --quick --versions 1000 --minutes 10 --dir ";
         final Demo pty =
-                Demo.start(
-                        tmp,
+                run(
                         "pty",
                         List.of(
                                 "script",
@@ -66,8 +61,7 @@ class DemoInterruptIT {
                                 "stty cols 120 rows 40; exec " + rwml + args + tmp.resolve("pty"),
                                 "/dev/null"));
         final Demo pipe =
-                Demo.start(
-                        tmp,
+                run(
                         "pipe",
                         List.of(
                                 rwml,
@@ -79,64 +73,59 @@ class DemoInterruptIT {
                                 "10",
                                 "--dir",
                                 tmp.resolve("pipe").toString()));
-        try {
-            // Both trained a version: the panel and the lines show every kind of fact.
-            for (final Demo demo : List.of(pty, pipe)) {
-                await().atMost(Duration.ofMinutes(8))
-                        .pollInterval(Duration.ofSeconds(1))
-                        .until(
-                                () -> {
-                                    assertThat(demo.process().isAlive())
-                                            .as("the demo exited early: %s", demo.tail())
-                                            .isTrue();
-                                    return TRAINING.matcher(demo.text()).find();
-                                });
-            }
-            final List<ProcessHandle> children = new ArrayList<>();
-            for (final Demo demo : List.of(pty, pipe)) {
-                children.addAll(demo.process().descendants().toList());
-            }
-            assertThat(pty.jvm().descendants().toList()).as("the registry child").isNotEmpty();
 
-            // Both at once: neither stops while the other trains on the same two cores.
+        // The terminal's panel was redrawn in place (cursor up), the pipe's lines were not.
+        assertThat(pty.raw()).containsPattern("\u001B\\[\\d*A");
+        assertThat(pipe.raw()).doesNotContain("\u001B");
+        final String plainBlock = lastBlock(pipe.text(), "] rwml demo");
+        assertThat(plainBlock.lines()).allSatisfy(l -> assertThat(l).hasSizeLessThan(100));
+
+        // The same kinds of fact in both forms.
+        final String panel = lastBlock(pty.text(), "rwml demo  ");
+        assertThat(facts(panel))
+                .isEqualTo(facts(plainBlock))
+                .contains("stage prediction", "stage reward", "stage trainer", "training", "bar");
+        // The same values where one run shows both: the panel's last frame and the plain lines
+        // the demo logged when it left the panel.
+        final String logged = loggedBlock(tmp.resolve("pty/logs/demo.log"));
+        assertThat(values(panel)).isEqualTo(values(logged)).isNotEmpty();
+    }
+
+    /**
+     * Runs one demo until it trained a version, then SIGTERMs it: it stops promptly, says so, and
+     * leaves no process behind.
+     */
+    private Demo run(final String name, final List<String> command) throws Exception {
+        final Demo demo = Demo.start(tmp, name, command);
+        try {
+            await().atMost(Duration.ofMinutes(6))
+                    .pollInterval(Duration.ofSeconds(1))
+                    .until(
+                            () -> {
+                                assertThat(demo.process().isAlive())
+                                        .as("the demo exited early: %s", demo.tail())
+                                        .isTrue();
+                                return TRAINING.matcher(demo.text()).find();
+                            });
+            final List<ProcessHandle> children = demo.jvm().descendants().toList();
+            assertThat(children).as("the registry child process").isNotEmpty();
+
             final long signalled = System.nanoTime();
-            for (final Demo demo : List.of(pty, pipe)) {
-                assertThat(demo.jvm().destroy()).isTrue();
-            }
-            for (final Demo demo : List.of(pty, pipe)) {
-                final boolean exited =
-                        demo.process().waitFor(PROMPT.toSeconds() + 10, TimeUnit.SECONDS);
-                final Duration took = Duration.ofNanos(System.nanoTime() - signalled);
-                assertThat(exited)
-                        .as("the demo still runs 50 s after SIGTERM: %s", demo.tail())
-                        .isTrue();
-                assertThat(took).as("time from SIGTERM to exit").isLessThan(PROMPT);
-                assertThat(demo.text()).contains("Stopping the stages (interrupted (SIGTERM))");
-            }
+            assertThat(demo.jvm().destroy()).isTrue();
+            final boolean exited =
+                    demo.process().waitFor(PROMPT.toSeconds() + 10, TimeUnit.SECONDS);
+            final Duration took = Duration.ofNanos(System.nanoTime() - signalled);
+            assertThat(exited)
+                    .as("the demo still runs 30 s after SIGTERM: %s", demo.tail())
+                    .isTrue();
+            assertThat(took).as("time from SIGTERM to exit").isLessThan(PROMPT);
+            assertThat(demo.text()).contains("Stopping the stages (interrupted (SIGTERM))");
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> children.stream().noneMatch(ProcessHandle::isAlive));
-
-            // The terminal's panel was redrawn in place (cursor up), the pipe's lines were not.
-            assertThat(pty.raw()).containsPattern("\u001B\\[\\d*A");
-            assertThat(pipe.raw()).doesNotContain("\u001B");
-            final String plainBlock = lastBlock(pipe.text(), "] rwml demo");
-            assertThat(plainBlock.lines()).allSatisfy(l -> assertThat(l).hasSizeLessThan(100));
-
-            // The same kinds of fact in both forms.
-            final String panel = lastBlock(pty.text(), "rwml demo  ");
-            assertThat(facts(panel))
-                    .isEqualTo(facts(plainBlock))
-                    .contains(
-                            "stage prediction", "stage reward", "stage trainer", "training", "bar");
-            // The same values where one run shows both: the panel's last frame and the plain lines
-            // the demo logged when it left the panel.
-            final String logged = loggedBlock(tmp.resolve("pty/logs/demo.log"));
-            assertThat(values(panel)).isEqualTo(values(logged)).isNotEmpty();
+            return demo;
         } finally {
-            for (final Demo demo : List.of(pty, pipe)) {
-                demo.process().descendants().forEach(ProcessHandle::destroyForcibly);
-                demo.process().destroyForcibly();
-            }
+            demo.process().descendants().forEach(ProcessHandle::destroyForcibly);
+            demo.process().destroyForcibly();
         }
     }
 
