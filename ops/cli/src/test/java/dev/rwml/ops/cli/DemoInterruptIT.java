@@ -186,13 +186,13 @@ class DemoInterruptIT {
         return String.join("\n", lines.subList(start, end));
     }
 
-    /** From the last line holding {@code title} before the stop line, to that line. */
-    private static String lastBlock(final String text, final String title) {
+    /** From the last line holding {@code titled} before the stop line, to that line. */
+    private static String lastBlock(final String text, final String titled) {
         final int stop = text.lastIndexOf("Stopping the stages");
         final String before = stop < 0 ? text : text.substring(0, stop);
-        final int start = before.lastIndexOf(title);
-        assertThat(start).as("a block titled '%s' in:%n%s", title, before).isNotNegative();
-        return before.substring(start);
+        final int title = before.lastIndexOf(titled);
+        assertThat(title).as("a block titled '%s' in:%n%s", titled, before).isNotNegative();
+        return before.substring(before.lastIndexOf('\n', title) + 1);
     }
 
     /** A demo started as a child process, its stdout (and stderr) in files. */
