@@ -2,6 +2,7 @@ package dev.rwml.ops.cli;
 
 import dev.rwml.ops.cli.demo.DemoRun;
 import dev.rwml.ops.cli.demo.DemoSettings;
+import dev.rwml.ops.cli.live.LiveView;
 import dev.rwml.runtime.lifecycle.StopSignals;
 import dev.rwml.worldmodel.hf.LoraConfig;
 import java.io.PrintWriter;
@@ -90,7 +91,7 @@ final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         final PrintWriter out = spec.commandLine().getOut();
-        final DemoRun demo = new DemoRun(dir, settings(), hfBase(), out, System.console() != null);
+        final DemoRun demo = new DemoRun(dir, settings(), hfBase(), out, LiveView.interactive());
         // Ctrl-C or SIGTERM asks the demo to stop; it then closes the stages before the cluster
         // they use (a JVM shutdown would stop both at once and leave the stages waiting out their
         // timeouts against a broker that is gone). A second signal exits at once.

@@ -11,14 +11,18 @@ import dev.rwml.env.imports.TrajectoryImporter;
 import dev.rwml.env.produce.KafkaSettings;
 import dev.rwml.env.produce.ProducerConfig;
 import dev.rwml.env.produce.ProducerResult;
+import dev.rwml.env.produce.ProgressListener;
 import dev.rwml.env.produce.ProgressPrinter;
 import dev.rwml.env.produce.TransitionProducer;
+import dev.rwml.ops.cli.live.LiveFacts;
+import dev.rwml.ops.cli.live.LiveView;
 import dev.rwml.runtime.lifecycle.StopSignals;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -213,16 +217,45 @@ final class EnvCommand implements Runnable {
             }
             final ProducerConfig config = builder.build();
             final PrintWriter out = spec.commandLine().getOut();
-            final TransitionProducer producer =
-                    new TransitionProducer(
-                            config,
-                            new SimpleMeterRegistry(),
-                            new ProgressPrinter(
-                                    out, CommonOptions.interactive(), env.id() + "/" + split));
-            final ProducerResult result = withGracefulStop(producer::stop, producer::run);
+            final ProducerResult result;
+            try (LiveView view =
+                    LiveView.open(out, CommonOptions.interactive(), common.progressInterval)) {
+                final TransitionProducer producer =
+                        new TransitionProducer(
+                                config,
+                                new SimpleMeterRegistry(),
+                                new EpisodeBar(view, env.id() + "/" + split, episodes));
+                result = withGracefulStop(producer::stop, producer::run);
+            }
             out.println("rwml env run: " + result.summary());
             out.flush();
             return result.sendErrors() == 0 ? 0 : 1;
+        }
+    }
+
+    /** Shows {@code env run}'s episodes as a bar, with its transitions and their rate. */
+    private record EpisodeBar(LiveView view, String label, int episodes)
+            implements ProgressListener {
+
+        @Override
+        public void update(final dev.rwml.env.produce.Progress p) {
+            view.show(
+                    LiveFacts.bars(
+                            String.format(
+                                    Locale.ROOT,
+                                    "rwml env run %s: %d transitions, %.1f/s%s",
+                                    label,
+                                    p.transitions(),
+                                    p.transitionsPerSecond(),
+                                    p.sendErrors() == 0
+                                            ? ""
+                                            : ", " + p.sendErrors() + " send errors"),
+                            p.elapsed(),
+                            episodes == 0
+                                    ? List.of()
+                                    : List.of(
+                                            new LiveFacts.Bar(
+                                                    "episodes", p.episodes(), episodes))));
         }
     }
 

@@ -5,6 +5,8 @@ import dev.rwml.channel.init.HfModelInit;
 import dev.rwml.channel.init.PretrainingSlice;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.OffsetRange;
+import dev.rwml.ops.cli.live.LiveView;
+import dev.rwml.ops.cli.live.SftBar;
 import dev.rwml.runtime.settings.Connection;
 import dev.rwml.worldmodel.hf.LoraConfig;
 import dev.rwml.worldmodel.train.StepMetrics;
@@ -265,13 +267,16 @@ final class ModelCommand implements Runnable {
         }
     }
 
-    /** Prints the slice, about twenty SFT progress lines, and the published version. */
+    /** Prints the slice, the SFT steps as a bar, and the published version. */
     private static final class Progress implements BaseModelInit.Listener {
         private final PrintWriter out;
-        private final long started = System.nanoTime();
+        private final LiveView view;
+        private final SftBar bar;
 
         Progress(final PrintWriter out) {
             this.out = out;
+            this.view = LiveView.open(out, LiveView.interactive());
+            this.bar = new SftBar(view, "rwml model init");
         }
 
         @Override
@@ -288,25 +293,12 @@ final class ModelCommand implements Runnable {
 
         @Override
         public void step(final StepMetrics m, final int totalSteps) {
-            final long done = m.step() + 1;
-            if (done != 1 && done != totalSteps && done % Math.max(1, totalSteps / 20) != 0) {
-                return;
-            }
-            final double seconds = (System.nanoTime() - started) / 1e9;
-            out.printf(
-                    Locale.ROOT,
-                    "step %d/%d  loss %.4f  grad %.3f  lr %.2e  %.1f s%n",
-                    done,
-                    totalSteps,
-                    m.loss(),
-                    m.gradNorm(),
-                    m.learningRate(),
-                    seconds);
-            out.flush();
+            bar.step(m, totalSteps);
         }
 
         @Override
         public void published(final ModelVersion manifest) {
+            view.close();
             out.printf(
                     Locale.ROOT,
                     "published version 0 of run %s: %d bytes, sha256 %s, loss %.4f%n",

@@ -1,5 +1,6 @@
 package dev.rwml.ops.cli;
 
+import dev.rwml.ops.cli.live.LiveView;
 import dev.rwml.ops.cli.replay.ReplayRun;
 import dev.rwml.ops.cli.replay.SliceBound;
 import java.io.IOException;
@@ -112,7 +113,8 @@ final class ReplayCommand implements Callable<Integer> {
                         stage(all, "trainer."),
                         Optional.ofNullable(filterRun),
                         stage(all, "filter."));
-        new ReplayRun(cluster.connection(), spec.commandLine().getOut()).run(s);
+        new ReplayRun(cluster.connection(), spec.commandLine().getOut(), LiveView.interactive())
+                .run(s);
         return 0;
     }
 

@@ -5,6 +5,7 @@ import dev.rwml.events.ModelVersion;
 import dev.rwml.ops.cli.Progress;
 import dev.rwml.ops.cli.bench.BenchState.Slice;
 import dev.rwml.ops.cli.demo.DemoSettings;
+import dev.rwml.ops.cli.live.LiveFacts;
 import dev.rwml.ops.cli.replay.FilterPass;
 import dev.rwml.ops.cli.replay.ReplayRun;
 import dev.rwml.ops.cli.replay.SliceBound;
@@ -30,12 +31,17 @@ final class BenchArms {
     private final Connection connection;
     private final BenchRun.Settings settings;
     private final PrintWriter out;
+    private final boolean interactive;
 
     BenchArms(
-            final Connection connection, final BenchRun.Settings settings, final PrintWriter out) {
+            final Connection connection,
+            final BenchRun.Settings settings,
+            final PrintWriter out,
+            final boolean interactive) {
         this.connection = connection;
         this.settings = settings;
         this.out = out;
+        this.interactive = interactive;
     }
 
     /**
@@ -67,21 +73,28 @@ final class BenchArms {
         final Map<String, Map<String, String>> stages = stages(0, validation, false);
         stages.get("prediction.").putAll(stage(Arm.WM_SFT.settings(), "prediction."));
         stages.get("trainer.").putAll(stage(Arm.WM_SFT.settings(), "trainer."));
-        replay(run, validation, stages, Optional.empty());
+        replay(run, validation, stages, Optional.empty(), Optional.empty());
         final List<ModelVersion> versions = RunVersions.of(connection, run);
         return new FilterModel(run, versions.get(versions.size() - 1).getVersion());
     }
 
-    /** Replays seed {@code seed}'s slice into a fresh run from a copy of the base; its name. */
+    /**
+     * Replays seed {@code seed}'s slice into a fresh run from a copy of the base; its name. The
+     * replay's panel shows {@code arms}, the bench's arms done so far.
+     */
     String train(
-            final Arm arm, final int seed, final Slice slice, final Optional<FilterModel> filter)
+            final Arm arm,
+            final int seed,
+            final Slice slice,
+            final Optional<FilterModel> filter,
+            final LiveFacts.Bar arms)
             throws InterruptedException {
         final String run = freshRun("bench-" + arm.id() + "-s" + seed);
         final Map<String, Map<String, String>> stages = stages(seed, slice, arm.filtered());
         final Map<String, String> over = new LinkedHashMap<>(arm.settings());
         over.putAll(settings.training().armSettings().getOrDefault(arm, Map.of()));
         stages.forEach((prefix, kv) -> kv.putAll(stage(over, prefix)));
-        replay(run, slice, stages, arm.filtered() ? filter : Optional.empty());
+        replay(run, slice, stages, arm.filtered() ? filter : Optional.empty(), Optional.of(arms));
         return run;
     }
 
@@ -99,11 +112,13 @@ final class BenchArms {
             final String run,
             final Slice slice,
             final Map<String, Map<String, String>> stages,
-            final Optional<FilterModel> filter)
+            final Optional<FilterModel> filter,
+            final Optional<LiveFacts.Bar> arms)
             throws InterruptedException {
         final Map<String, String> filterSettings = stages.get("filter.");
         filter.ifPresent(f -> filterSettings.put("filter.version", Long.toString(f.version())));
-        new ReplayRun(connection, out)
+        final ReplayRun replay = new ReplayRun(connection, out, interactive);
+        (arms.isPresent() ? replay.within(arms.get()) : replay)
                 .run(
                         new ReplayRun.Settings(
                                 run,

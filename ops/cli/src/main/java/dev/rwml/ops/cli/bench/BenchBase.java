@@ -5,8 +5,9 @@ import dev.rwml.env.EnvKind;
 import dev.rwml.ops.cli.Progress;
 import dev.rwml.ops.cli.bench.BenchState.Step;
 import dev.rwml.ops.cli.demo.DemoSettings;
+import dev.rwml.ops.cli.live.LiveView;
+import dev.rwml.ops.cli.live.SftBar;
 import dev.rwml.runtime.settings.Connection;
-import dev.rwml.worldmodel.train.StepMetrics;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.Set;
@@ -23,16 +24,19 @@ final class BenchBase {
     private final BenchRun.Settings settings;
     private final BenchState state;
     private final PrintWriter out;
+    private final boolean interactive;
 
     BenchBase(
             final Connection connection,
             final BenchRun.Settings settings,
             final BenchState state,
-            final PrintWriter out) {
+            final PrintWriter out,
+            final boolean interactive) {
         this.connection = connection;
         this.settings = settings;
         this.state = state;
         this.out = out;
+        this.interactive = interactive;
     }
 
     /** Trains and publishes the base model unless an earlier run did. */
@@ -53,28 +57,21 @@ final class BenchBase {
                 "Training the base world model (%s, %d SFT steps) on the pretraining slice ...",
                 settings.demo().modelPreset(),
                 settings.training().baseSteps());
-        final BaseModelInit.Result init =
-                BaseModelInit.run(
-                        BaseModelInit.Config.of(
-                                BenchRun.BASE_RUN,
-                                connection,
-                                settings.demo().modelPreset(),
-                                settings.training().baseSteps(),
-                                MAX_TRANSITIONS,
-                                Set.of(EnvKind.ALFWORLD.id()),
-                                DemoSettings.SEED),
-                        new SftProgress());
+        final BaseModelInit.Result init;
+        try (LiveView view = LiveView.open(out, interactive)) {
+            init =
+                    BaseModelInit.run(
+                            BaseModelInit.Config.of(
+                                    BenchRun.BASE_RUN,
+                                    connection,
+                                    settings.demo().modelPreset(),
+                                    settings.training().baseSteps(),
+                                    MAX_TRANSITIONS,
+                                    Set.of(EnvKind.ALFWORLD.id()),
+                                    DemoSettings.SEED),
+                            new SftBar(view, "rwml bench: base model"));
+        }
         Progress.say(out, "Base model published: %d examples", init.examples());
         state.markDone(Step.BASE, BenchRun.BASE_RUN);
-    }
-
-    /** Prints the SFT loss about every fifth of the steps and at the last. */
-    private final class SftProgress implements BaseModelInit.Listener {
-        @Override
-        public void step(final StepMetrics m, final int total) {
-            if (m.step() % Math.max(1, total / 5) == 0 || m.step() == total) {
-                Progress.say(out, "  SFT step %d/%d loss %.3f", m.step(), total, m.loss());
-            }
-        }
     }
 }

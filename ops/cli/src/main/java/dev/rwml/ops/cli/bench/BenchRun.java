@@ -5,6 +5,7 @@ import dev.rwml.ops.cli.Progress;
 import dev.rwml.ops.cli.bench.BenchState.Step;
 import dev.rwml.ops.cli.demo.DemoSettings;
 import dev.rwml.ops.cli.eval.ReportWriter;
+import dev.rwml.ops.cli.live.LiveFacts;
 import dev.rwml.ops.embedded.EmbeddedCluster;
 import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.topics.TopicAdmin;
@@ -196,10 +197,17 @@ public final class BenchRun {
 
     private final Settings settings;
     private final PrintWriter out;
+    private final boolean interactive;
 
-    public BenchRun(final Settings settings, final PrintWriter out) {
+    /**
+     * @param settings what to run
+     * @param out where progress goes
+     * @param interactive whether {@code out} is a terminal (the live panel; plain lines otherwise)
+     */
+    public BenchRun(final Settings settings, final PrintWriter out, final boolean interactive) {
         this.settings = settings;
         this.out = out;
+        this.interactive = interactive;
     }
 
     /** Runs what is not done yet, then evaluates everything. */
@@ -213,9 +221,9 @@ public final class BenchRun {
             final long started = System.nanoTime();
             final BenchData data = new BenchData(connection, settings, state, out);
             data.pretraining();
-            new BenchBase(connection, settings, state, out).ensure();
+            new BenchBase(connection, settings, state, out, interactive).ensure();
             say("Base ready (%.0f s into the bench)", (System.nanoTime() - started) / 1e9);
-            final BenchArms arms = new BenchArms(connection, settings, out);
+            final BenchArms arms = new BenchArms(connection, settings, out, interactive);
             final Optional<BenchArms.FilterModel> filter =
                     settings.training().filters()
                             ? Optional.of(filterModel(data, arms, state, started))
@@ -242,7 +250,13 @@ public final class BenchRun {
                                 "[%d/%d] %s seed %d: training (%.0f s into the bench) ...",
                                 step, total, arm.id(), seed, (System.nanoTime() - started) / 1e9);
                         final long t0 = System.nanoTime();
-                        run = arms.train(arm, seed, state.slice(seed), filter);
+                        run =
+                                arms.train(
+                                        arm,
+                                        seed,
+                                        state.slice(seed),
+                                        filter,
+                                        new LiveFacts.Bar("bench arms", step - 1, total));
                         state.markDone(marker, run);
                         say(
                                 "[%d/%d] %s seed %d: trained in %.0f s",

@@ -17,6 +17,9 @@ import dev.rwml.evaluation.ModelCatalog;
 import dev.rwml.evaluation.VersionScore;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.ops.cli.Progress;
+import dev.rwml.ops.cli.live.LiveFacts;
+import dev.rwml.ops.cli.live.LiveView;
+import dev.rwml.ops.cli.live.SftBar;
 import dev.rwml.ops.embedded.Directories;
 import dev.rwml.ops.embedded.EmbeddedCluster;
 import dev.rwml.prediction.PredictionConfig;
@@ -200,7 +203,6 @@ public final class DemoRun {
         final RewardConfig reward = rewardConfig(connection);
         final TrainerConfig trainer = trainerConfig(connection);
         final MeterRegistry meters = new SimpleMeterRegistry();
-        final ProgressView view = new ProgressView(out, terminal, settings.budget());
         RunMonitor.Snapshot last;
         final TransitionProducer producer =
                 new TransitionProducer(
@@ -222,7 +224,8 @@ public final class DemoRun {
         try (PipelineStages stages =
                         PipelineStages.start(
                                 prediction, reward, trainer, meters, PublishListener.NONE);
-                RunMonitor monitor = new RunMonitor(RUN, connection, meters)) {
+                RunMonitor monitor = new RunMonitor(RUN, connection, meters);
+                LiveView view = LiveView.open(out, terminal)) {
             producing.start();
             try {
                 last = watch(monitor, view, stages);
@@ -230,6 +233,8 @@ public final class DemoRun {
                 producer.stop();
                 producing.join(Duration.ofSeconds(60).toMillis());
             }
+            // The last facts stay on screen above the lines that follow.
+            view.close();
             say("Stopping the stages (%s) ...", stopReason.get());
         }
         final List<VersionScore> heldOut = new ArrayList<>();
@@ -250,11 +255,11 @@ public final class DemoRun {
     }
 
     private RunMonitor.Snapshot watch(
-            final RunMonitor monitor, final ProgressView view, final PipelineStages stages)
+            final RunMonitor monitor, final LiveView view, final PipelineStages stages)
             throws InterruptedException {
         while (true) {
             final RunMonitor.Snapshot s = monitor.poll(TICK);
-            view.show(s);
+            view.show(facts(s));
             if (stopped()) {
                 return s;
             }
@@ -268,6 +273,22 @@ public final class DemoRun {
                 requestStop(settings.versionBudget() + " versions published");
             }
         }
+    }
+
+    /** The panel's facts: the run's, the time left of the budget, and the versions' bar. */
+    private LiveFacts facts(final RunMonitor.Snapshot s) {
+        final LiveFacts facts =
+                s.facts(
+                        "rwml demo",
+                        Optional.of(settings.budget().minus(s.elapsed())),
+                        "Ctrl-C stops and writes the report");
+        return settings.versionBudget() == 0
+                ? facts
+                : facts.withBar(
+                        new LiveFacts.Bar(
+                                "versions",
+                                Math.min(s.versionsAfterBase(), settings.versionBudget()),
+                                settings.versionBudget()));
     }
 
     private boolean stopped() {
@@ -428,17 +449,20 @@ public final class DemoRun {
         say(
                 "Training the base world model (%s, %d SFT steps) on the slice ...",
                 settings.modelPreset(), settings.initSteps());
-        final BaseModelInit.Result init =
-                BaseModelInit.run(
-                        BaseModelInit.Config.of(
-                                RUN,
-                                connection,
-                                settings.modelPreset(),
-                                settings.initSteps(),
-                                1_000_000,
-                                Set.of(EnvKind.ALFWORLD.id()),
-                                DemoSettings.SEED),
-                        new InitProgress());
+        final BaseModelInit.Result init;
+        try (LiveView view = LiveView.open(out, terminal)) {
+            init =
+                    BaseModelInit.run(
+                            BaseModelInit.Config.of(
+                                    RUN,
+                                    connection,
+                                    settings.modelPreset(),
+                                    settings.initSteps(),
+                                    1_000_000,
+                                    Set.of(EnvKind.ALFWORLD.id()),
+                                    DemoSettings.SEED),
+                            new SftBar(view, "rwml demo: base model"));
+        }
         say(
                 "Version 0 published: %d examples, SFT loss %.3f -> %.3f, lineage %s",
                 init.examples(),
@@ -574,21 +598,5 @@ public final class DemoRun {
 
     private void say(final String format, final Object... args) {
         Progress.say(out, format, args);
-    }
-
-    /** Prints the base model's SFT progress about every tenth of the steps. */
-    private final class InitProgress implements BaseModelInit.Listener {
-        @Override
-        public void step(final dev.rwml.worldmodel.train.StepMetrics metrics, final int total) {
-            final int every = Math.max(1, total / 10);
-            if (metrics.step() % every == 0 || metrics.step() == total) {
-                say("  SFT step %d/%d loss %.3f", metrics.step(), total, metrics.loss());
-            }
-        }
-
-        @Override
-        public void published(final ModelVersion manifest) {
-            LOG.debug("Version 0 of {} committed", manifest.getRun());
-        }
     }
 }

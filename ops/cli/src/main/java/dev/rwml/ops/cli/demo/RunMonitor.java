@@ -1,6 +1,9 @@
 package dev.rwml.ops.cli.demo;
 
 import dev.rwml.events.ModelVersion;
+import dev.rwml.events.TrainingCounters;
+import dev.rwml.ops.cli.live.LiveFacts;
+import dev.rwml.ops.cli.live.LivePanel;
 import dev.rwml.ops.cli.status.RunObserver;
 import dev.rwml.ops.cli.status.RunObserver.Observation;
 import dev.rwml.ops.cli.status.RunProgress.PassRate;
@@ -10,11 +13,14 @@ import dev.rwml.runtime.settings.Connection;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.ToLongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,7 +63,7 @@ public final class RunMonitor implements AutoCloseable {
      * @param passRates pass rate by the behaviour version that generated the groups
      * @param throughput samples taken at every poll
      * @param lag records behind per stage (prediction, reward, trainer)
-     * @param deadLetters dead letters counted by all stages
+     * @param deadLettersByStage dead letters counted by each stage
      * @param groupsPerSecond recent groups/s per stage
      */
     public record Snapshot(
@@ -66,8 +72,13 @@ public final class RunMonitor implements AutoCloseable {
             SortedMap<Long, PassRate> passRates,
             List<ThroughputSample> throughput,
             Map<String, Long> lag,
-            long deadLetters,
+            Map<String, Long> deadLettersByStage,
             Map<String, Double> groupsPerSecond) {
+
+        /** Dead letters counted by all stages. */
+        public long deadLetters() {
+            return deadLettersByStage.values().stream().mapToLong(Long::longValue).sum();
+        }
 
         /** The newest committed version, or -1 before version 0. */
         public long currentVersion() {
@@ -90,7 +101,64 @@ public final class RunMonitor implements AutoCloseable {
         public long rewardedGroups() {
             return passRates.values().stream().mapToLong(PassRate::groups).sum();
         }
+
+        /**
+         * The live view's facts: each stage's groups/s, lag and dead letters, the newest versions
+         * with the pass rate of the groups they generated, and the trainer's counts.
+         *
+         * @param title what runs
+         * @param remaining time left, if known
+         * @param hint how to stop, for the terminal
+         */
+        public LiveFacts facts(
+                final String title, final Optional<Duration> remaining, final String hint) {
+            final List<LiveFacts.Stage> stages = new ArrayList<>();
+            for (final StageName stage : PIPELINE) {
+                stages.add(
+                        new LiveFacts.Stage(
+                                stage.id(),
+                                groupsPerSecond.getOrDefault(stage.id(), 0.0),
+                                lag.getOrDefault(stage.id(), 0L),
+                                deadLettersByStage.getOrDefault(stage.id(), 0L)));
+            }
+            final List<LiveFacts.Version> newest = new ArrayList<>();
+            final List<Long> numbers = new ArrayList<>(versions.keySet());
+            Collections.reverse(numbers);
+            for (final long v : numbers) {
+                if (newest.size() == LivePanel.VERSIONS_SHOWN) {
+                    break;
+                }
+                final PassRate p = passRates.get(v);
+                newest.add(
+                        new LiveFacts.Version(
+                                v,
+                                p == null ? Optional.empty() : Optional.of(p.mean()),
+                                p == null ? 0 : p.groups()));
+            }
+            final Optional<LiveFacts.Trainer> trainer =
+                    versionsAfterBase() == 0
+                            ? Optional.empty()
+                            : Optional.of(
+                                    new LiveFacts.Trainer(
+                                            trained(c -> c.getSteps()),
+                                            trained(c -> c.getGroups()),
+                                            droppedStale(),
+                                            trained(c -> c.getSkippedZeroAdvantage())));
+            return new LiveFacts(
+                    title, elapsed, remaining, stages, newest, trainer, List.of(), hint);
+        }
+
+        /** A counter of the versions after the base (version 0's counters are its SFT). */
+        private long trained(final ToLongFunction<TrainingCounters> counter) {
+            return versions.tailMap(1L).values().stream()
+                    .mapToLong(v -> counter.applyAsLong(v.getCounters()))
+                    .sum();
+        }
     }
+
+    /** The stages the view shows, in pipeline order. */
+    private static final List<StageName> PIPELINE =
+            List.of(StageName.PREDICTION, StageName.REWARD, StageName.TRAINER);
 
     /** A monitor of {@code run}'s stages (default group ids) counting on {@code meters}. */
     public RunMonitor(final String run, final Connection connection, final MeterRegistry meters) {
@@ -128,9 +196,9 @@ public final class RunMonitor implements AutoCloseable {
     }
 
     private Snapshot snapshot(final Duration elapsed, final Map<String, Long> lag) {
-        long deadLetters = 0;
+        final Map<String, Long> deadLetters = new LinkedHashMap<>();
         for (final StageName stage : StageName.values()) {
-            deadLetters += (long) total(stage, "dead.letters");
+            deadLetters.put(stage.id(), (long) total(stage, "dead.letters"));
         }
         final double[] recent = rates(throughput).get(throughput.size() - 1);
         final Map<String, Double> groupsPerSecond = new LinkedHashMap<>();
@@ -172,6 +240,11 @@ public final class RunMonitor implements AutoCloseable {
                             });
         }
         return out;
+    }
+
+    /** The records committed to {@code topic} so far (read_committed, from its beginning). */
+    public long committedRecords(final String topic) {
+        return observer.committedRecords(topic);
     }
 
     /** The sum of a stage's counter ({@code rwml.<stage>.<name>}) over its tags for this run. */

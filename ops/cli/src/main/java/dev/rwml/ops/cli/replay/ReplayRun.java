@@ -8,7 +8,9 @@ import dev.rwml.events.ModelVersion;
 import dev.rwml.events.OffsetRange;
 import dev.rwml.ops.cli.Progress;
 import dev.rwml.ops.cli.demo.PipelineStages;
-import dev.rwml.ops.cli.status.RunProgress;
+import dev.rwml.ops.cli.demo.RunMonitor;
+import dev.rwml.ops.cli.live.LiveFacts;
+import dev.rwml.ops.cli.live.LiveView;
 import dev.rwml.prediction.PredictionConfig;
 import dev.rwml.prediction.PredictionMetrics;
 import dev.rwml.reward.RewardConfig;
@@ -36,6 +38,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -65,10 +68,11 @@ public final class ReplayRun {
                             + " base, so runs over the same slice are comparable");
 
     private static final Duration TICK = Duration.ofMillis(500);
-    private static final Duration PROGRESS_EVERY = Duration.ofSeconds(5);
 
     private final Connection connection;
     private final PrintWriter out;
+    private final boolean interactive;
+    private final List<LiveFacts.Bar> outer;
 
     /**
      * What to replay.
@@ -129,11 +133,27 @@ public final class ReplayRun {
 
     /**
      * A replay on the connection's cluster and registry (every client and stage with its security
-     * settings), printing progress to {@code out}.
+     * settings), printing progress to {@code out}: the live panel when {@code interactive}, plain
+     * lines otherwise.
      */
-    public ReplayRun(final Connection connection, final PrintWriter out) {
+    public ReplayRun(
+            final Connection connection, final PrintWriter out, final boolean interactive) {
         this.connection = connection;
         this.out = out;
+        this.interactive = interactive;
+        this.outer = List.of();
+    }
+
+    private ReplayRun(final ReplayRun r, final List<LiveFacts.Bar> outer) {
+        this.connection = r.connection;
+        this.out = r.out;
+        this.interactive = r.interactive;
+        this.outer = List.copyOf(outer);
+    }
+
+    /** A replay whose panel shows {@code bar} too: the larger work it is part of. */
+    public ReplayRun within(final LiveFacts.Bar bar) {
+        return new ReplayRun(this, List.of(bar));
     }
 
     /**
@@ -202,7 +222,10 @@ public final class ReplayRun {
             try (PipelineStages stages =
                             PipelineStages.start(
                                     prediction, reward, trainer, meters, PublishListener.NONE);
-                    RunProgress observer = new RunProgress(s.run(), connection)) {
+                    RunMonitor observer = new RunMonitor(s.run(), connection, meters);
+                    LiveView view = LiveView.open(out, interactive)) {
+                final Watch watch =
+                        new Watch(stages, observer, view, "rwml replay " + s.run(), outer);
                 for (int epoch = 1; epoch <= s.epochs(); epoch++) {
                     if (epoch > 1) {
                         stages.restartPrediction(
@@ -215,38 +238,34 @@ public final class ReplayRun {
                     }
                     final long target = epoch * input.transitions();
                     final int e = epoch;
-                    await(
-                            stages,
+                    watch.until(
                             () ->
-                                    observer.committedRecords(predictionsTopic)
-                                                    + rejected(meters, s.run())
-                                            >= target,
-                            () ->
-                                    String.format(
-                                            Locale.ROOT,
-                                            "epoch %d/%d: %d of %d transitions predicted, %d"
-                                                    + " groups rewarded",
-                                            e,
-                                            s.epochs(),
-                                            observer.committedRecords(predictionsTopic)
-                                                    + rejected(meters, s.run())
-                                                    - (e - 1) * input.transitions(),
-                                            input.transitions(),
-                                            observer.committedRecords(rewardsTopic)));
+                                    new LiveFacts.Bar(
+                                            String.format(
+                                                    Locale.ROOT,
+                                                    "epoch %d/%d, transitions predicted",
+                                                    e,
+                                                    s.epochs()),
+                                            Math.min(
+                                                    input.transitions(),
+                                                    observer.committedRecords(predictionsTopic)
+                                                            + rejected(meters, s.run())
+                                                            - (e - 1) * input.transitions()),
+                                            input.transitions()));
                 }
                 final long predictions = observer.committedRecords(predictionsTopic);
-                await(
-                        stages,
-                        () ->
-                                observer.committedRecords(rewardsTopic)
-                                                + rewardDeadLetters(meters, s.run())
-                                        >= predictions,
-                        () ->
-                                String.format(
-                                        Locale.ROOT,
-                                        "rewarding: %d of %d groups",
-                                        observer.committedRecords(rewardsTopic),
-                                        predictions));
+                if (predictions > 0) {
+                    watch.until(
+                            () ->
+                                    new LiveFacts.Bar(
+                                            "groups rewarded",
+                                            Math.min(
+                                                    predictions,
+                                                    observer.committedRecords(rewardsTopic)
+                                                            + rewardDeadLetters(meters, s.run())),
+                                            predictions));
+                }
+                view.close();
                 say("All %d groups rewarded; the trainer finishes the rewards topic", predictions);
                 stages.trainer().loop().finish();
                 stages.trainer().await();
@@ -419,29 +438,47 @@ public final class ReplayRun {
         return (long) Meters.total(meters, RewardMetrics.DEAD_LETTERS, run);
     }
 
-    private interface Check {
-        boolean done();
-    }
+    /** Shows the run's panel with a bar of the work waited for, until the bar is full. */
+    private static final class Watch {
+        private final PipelineStages stages;
+        private final RunMonitor monitor;
+        private final LiveView view;
+        private final String title;
+        private final List<LiveFacts.Bar> outer;
+        private final long started = System.nanoTime();
 
-    private interface Line {
-        String text();
-    }
-
-    private void await(final PipelineStages stages, final Check check, final Line progress)
-            throws InterruptedException {
-        long lastPrint = System.nanoTime();
-        while (!check.done()) {
-            final String failure = stages.failure();
-            if (failure != null) {
-                throw new IllegalStateException("replay stopped: " + failure);
-            }
-            if (System.nanoTime() - lastPrint >= PROGRESS_EVERY.toNanos()) {
-                say("  %s", progress.text());
-                lastPrint = System.nanoTime();
-            }
-            Thread.sleep(TICK.toMillis());
+        Watch(
+                final PipelineStages stages,
+                final RunMonitor monitor,
+                final LiveView view,
+                final String title,
+                final List<LiveFacts.Bar> outer) {
+            this.stages = stages;
+            this.outer = outer;
+            this.monitor = monitor;
+            this.view = view;
+            this.title = title;
         }
-        say("  %s", progress.text());
+
+        void until(final Supplier<LiveFacts.Bar> work) throws InterruptedException {
+            while (true) {
+                final String failure = stages.failure();
+                if (failure != null) {
+                    throw new IllegalStateException("replay stopped: " + failure);
+                }
+                final LiveFacts.Bar bar = work.get();
+                final RunMonitor.Snapshot s = monitor.poll(TICK);
+                final Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
+                LiveFacts facts = s.facts(title, bar.remaining(elapsed), "Ctrl-C stops");
+                for (final LiveFacts.Bar o : outer) {
+                    facts = facts.withBar(o);
+                }
+                view.show(facts.withBar(bar));
+                if (bar.done() >= bar.total()) {
+                    return;
+                }
+            }
+        }
     }
 
     private List<ModelVersion> versions(final String run) {

@@ -104,6 +104,14 @@ public final class RunObserver implements AutoCloseable {
                 read.filter());
     }
 
+    /**
+     * The records committed to {@code topic} so far (read_committed, from its beginning), read on
+     * from the last call.
+     */
+    public synchronized long committedRecords(final String topic) {
+        return progress.committedRecords(topic);
+    }
+
     @Override
     public synchronized void close() {
         try {

@@ -51,7 +51,8 @@ class BenchRunIT {
     @Test
     void shouldTrainEveryArmFromTheSameBaseAndPairThemTransitionByTransition() throws Exception {
         final StringWriter first = new StringWriter();
-        final BenchRun.Result result = new BenchRun(quick(), new PrintWriter(first, true)).run();
+        final BenchRun.Result result =
+                new BenchRun(quick(), new PrintWriter(first, true), false).run();
         final String output = first.toString();
 
         assertThat(result.trainedArms()).as("output:%n%s", output).isEqualTo(Arm.values().length);
@@ -131,7 +132,8 @@ class BenchRunIT {
                         "reduction vs random");
 
         final StringWriter second = new StringWriter();
-        final BenchRun.Result resumed = new BenchRun(quick(), new PrintWriter(second, true)).run();
+        final BenchRun.Result resumed =
+                new BenchRun(quick(), new PrintWriter(second, true), false).run();
         assertThat(resumed.trainedArms()).as("output:%n%s", second).isZero();
         assertThat(second.toString()).contains("done before");
         assertThat(resumed.report().models())
