@@ -15,6 +15,8 @@ import dev.rwml.worldmodel.model.CausalLM;
 import dev.rwml.worldmodel.model.DecoderShape;
 import dev.rwml.worldmodel.model.KvCache;
 import dev.rwml.worldmodel.model.Scalars;
+import dev.rwml.worldmodel.model.StepProfile;
+import dev.rwml.worldmodel.model.StepProfile.Part;
 import dev.rwml.worldmodel.model.Tensor;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -47,6 +49,7 @@ public final class HfDecoder implements CausalLM {
     private final NDArray invFreq;
     private final float attentionScale;
     private final LoraAdapter adapter;
+    private final StepProfile profile;
     private boolean training;
 
     private HfDecoder(
@@ -54,13 +57,15 @@ public final class HfDecoder implements CausalLM {
             final NDManager manager,
             final Map<String, NDArray> params,
             final NDArray invFreq,
-            final LoraAdapter adapter) {
+            final LoraAdapter adapter,
+            final StepProfile profile) {
         this.config = config;
         this.manager = manager;
         this.params = params;
         this.invFreq = invFreq;
         this.attentionScale = (float) (1.0 / Math.sqrt(config.headDim()));
         this.adapter = adapter;
+        this.profile = profile;
     }
 
     private static HfDecoder owning(
@@ -71,7 +76,12 @@ public final class HfDecoder implements CausalLM {
             freq[i] = (float) (1.0 / Math.pow(config.ropeTheta(), 2.0 * i / config.headDim()));
         }
         return new HfDecoder(
-                config, manager, Collections.unmodifiableMap(params), manager.create(freq), null);
+                config,
+                manager,
+                Collections.unmodifiableMap(params),
+                manager.create(freq),
+                null,
+                null);
     }
 
     /**
@@ -81,10 +91,22 @@ public final class HfDecoder implements CausalLM {
      * adapter off. It must outlive the view.
      */
     public HfDecoder withAdapter(final LoraAdapter adapter) {
-        if (this.adapter != null) {
-            throw new IllegalStateException("this decoder is already an adapter view");
+        if (this.adapter != null || profile != null) {
+            throw new IllegalStateException("this decoder is already a view");
         }
-        return new HfDecoder(config, null, params, invFreq, adapter);
+        return new HfDecoder(config, null, params, invFreq, adapter, null);
+    }
+
+    /**
+     * This decoder (with its adapter, if a view) timing the parts of each forward pass into {@code
+     * profile}, for benchmarks: a view that shares everything and whose {@link #close} frees
+     * nothing. Without a profile a decoder only tests a null field per part.
+     */
+    public HfDecoder profiled(final StepProfile profile) {
+        if (this.profile != null) {
+            throw new IllegalStateException("this decoder is already profiled");
+        }
+        return new HfDecoder(config, null, params, invFreq, adapter, profile);
     }
 
     @Override
@@ -245,14 +267,19 @@ public final class HfDecoder implements CausalLM {
         if (cache != null) {
             cache.advance((int) steps);
         }
-        return rmsNorm(x, p("model.norm.weight"));
+        lap(Part.OTHER);
+        final NDArray normed = rmsNorm(x, p("model.norm.weight"));
+        lap(Part.LM_HEAD);
+        return normed;
     }
 
     @Override
     public NDArray head(final NDArray hidden) {
         final String name =
                 config.tiedEmbeddings() ? "model.embed_tokens.weight" : "lm_head.weight";
-        return Linear.linear(hidden, p(name)).singletonOrThrow();
+        final NDArray logits = Linear.linear(hidden, p(name)).singletonOrThrow();
+        lap(Part.LM_HEAD);
+        return logits;
     }
 
     /** cos and sin (batch, 1, steps, headDim) of each position, computed in float32 as HF does. */
@@ -274,6 +301,7 @@ public final class HfDecoder implements CausalLM {
         final String b = HfConfig.layerPrefix(layer);
         final int hd = config.headDim();
         final NDArray h = rmsNorm(input, p(b + "input_layernorm.weight"));
+        lap(Part.OTHER);
         NDArray q = linear(h, b + "self_attn.q_proj").reshape(batch, steps, config.heads(), hd);
         NDArray k = linear(h, b + "self_attn.k_proj").reshape(batch, steps, config.kvHeads(), hd);
         NDArray v =
@@ -286,6 +314,7 @@ public final class HfDecoder implements CausalLM {
         }
         q = rotate(q.transpose(0, 2, 1, 3), rotary);
         k = rotate(k.transpose(0, 2, 1, 3), rotary);
+        lap(Part.OTHER);
         if (cache != null) {
             final NDArray[] kv = cache.append(layer, k, v);
             k = kv[0];
@@ -306,10 +335,14 @@ public final class HfDecoder implements CausalLM {
                         .matMul(v)
                         .transpose(0, 2, 1, 3)
                         .reshape(batch, steps, (long) config.heads() * hd);
+        lap(Part.ATTENTION);
         final NDArray x = input.add(linear(attended, b + "self_attn.o_proj"));
         final NDArray m = rmsNorm(x, p(b + "post_attention_layernorm.weight"));
+        lap(Part.OTHER);
         final NDArray gate = linear(m, b + "mlp.gate_proj");
-        final NDArray act = gate.mul(Activation.sigmoid(gate)).mul(linear(m, b + "mlp.up_proj"));
+        final NDArray up = linear(m, b + "mlp.up_proj");
+        final NDArray act = gate.mul(Activation.sigmoid(gate)).mul(up);
+        lap(Part.OTHER);
         return x.add(linear(act, b + "mlp.down_proj"));
     }
 
@@ -336,7 +369,15 @@ public final class HfDecoder implements CausalLM {
                                 : Linear.linear(x, p(name + ".weight"), bias))
                         .singletonOrThrow();
         final NDArray delta = adapter == null ? null : adapter.delta(name, x, training);
-        return delta == null ? out : out.add(delta);
+        final NDArray result = delta == null ? out : out.add(delta);
+        lap(Part.PROJECTIONS);
+        return result;
+    }
+
+    private void lap(final Part part) {
+        if (profile != null) {
+            profile.lap(part);
+        }
     }
 
     private NDArray p(final String name) {
@@ -401,9 +442,12 @@ public final class HfDecoder implements CausalLM {
         }
     }
 
-    /** Frees the parameters (a view frees its adapter only). */
+    /** Frees the parameters (an adapter view frees its adapter only, a profiled view nothing). */
     @Override
     public void close() {
+        if (profile != null) {
+            return;
+        }
         if (adapter != null) {
             adapter.close();
         } else {
