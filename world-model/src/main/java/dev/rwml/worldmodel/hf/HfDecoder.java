@@ -22,6 +22,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -43,10 +44,18 @@ public final class HfDecoder implements CausalLM {
     /** Elements converted per native block while loading (64 MB of float32). */
     private static final int LOAD_BLOCK = 1 << 24;
 
+    /** The projections of a layer's attention input, fused into one weight at load. */
+    private static final String[] ATTENTION_INPUTS = {"q_proj", "k_proj", "v_proj"};
+
+    /** The projections of a layer's MLP input, fused into one weight at load. */
+    private static final String[] MLP_INPUTS = {"gate_proj", "up_proj"};
+
     private final HfConfig config;
     private final NDManager manager;
     private final Map<String, NDArray> params;
+    private final Map<String, Fused> fused;
     private final NDArray invFreq;
+    private final NDArray rotateHalf;
     private final float attentionScale;
     private final LoraAdapter adapter;
     private final StepProfile profile;
@@ -56,13 +65,16 @@ public final class HfDecoder implements CausalLM {
             final HfConfig config,
             final NDManager manager,
             final Map<String, NDArray> params,
-            final NDArray invFreq,
+            final Map<String, Fused> fused,
+            final NDArray[] rope,
             final LoraAdapter adapter,
             final StepProfile profile) {
         this.config = config;
         this.manager = manager;
         this.params = params;
-        this.invFreq = invFreq;
+        this.fused = fused;
+        this.invFreq = rope[0];
+        this.rotateHalf = rope[1];
         this.attentionScale = (float) (1.0 / Math.sqrt(config.headDim()));
         this.adapter = adapter;
         this.profile = profile;
@@ -75,13 +87,88 @@ public final class HfDecoder implements CausalLM {
         for (int i = 0; i < half; i++) {
             freq[i] = (float) (1.0 / Math.pow(config.ropeTheta(), 2.0 * i / config.headDim()));
         }
+        // rotate_half(x) = x R for the signed permutation R: (-x2, x1) of the halves x1, x2
+        final float[] rotation = new float[config.headDim() * config.headDim()];
+        for (int i = 0; i < half; i++) {
+            rotation[(i + half) * config.headDim() + i] = -1f;
+            rotation[i * config.headDim() + i + half] = 1f;
+        }
+        final Map<String, Fused> fused = new HashMap<>();
+        for (int l = 0; l < config.layers(); l++) {
+            fuse(params, HfConfig.layerPrefix(l) + "self_attn.", ATTENTION_INPUTS, fused);
+            fuse(params, HfConfig.layerPrefix(l) + "mlp.", MLP_INPUTS, fused);
+        }
         return new HfDecoder(
                 config,
                 manager,
                 Collections.unmodifiableMap(params),
-                manager.create(freq),
+                Collections.unmodifiableMap(fused),
+                new NDArray[] {
+                    manager.create(freq),
+                    manager.create(rotation, new Shape(config.headDim(), config.headDim()))
+                },
                 null,
                 null);
+    }
+
+    /**
+     * The weights (and biases) of projections that read the same input, concatenated along their
+     * outputs, and where each one's outputs end but the last.
+     */
+    private record Fused(NDArray weight, NDArray bias, long[] splits) {}
+
+    /**
+     * Concatenates the projections {@code prefix + module} into one (under the first module's name
+     * in {@code fused}) and makes each named parameter a view of its rows: one matmul serves them
+     * all, and an in-place update of a named parameter (the optimizer's) updates the fused weight
+     * too. Projections of which only some have a bias stay apart.
+     */
+    private static void fuse(
+            final Map<String, NDArray> params,
+            final String prefix,
+            final String[] modules,
+            final Map<String, Fused> fused) {
+        final NDList weights = new NDList();
+        final NDList biases = new NDList();
+        final long[] ends = new long[modules.length];
+        long rows = 0;
+        for (int i = 0; i < modules.length; i++) {
+            final NDArray w = params.get(prefix + modules[i] + ".weight");
+            weights.add(w);
+            rows += w.getShape().get(0);
+            ends[i] = rows;
+            final NDArray bias = params.get(prefix + modules[i] + ".bias");
+            if (bias != null) {
+                biases.add(bias);
+            }
+        }
+        if (!biases.isEmpty() && biases.size() != modules.length) {
+            return;
+        }
+        final NDArray weight = NDArrays.concat(weights, 0);
+        final NDArray bias = biases.isEmpty() ? null : NDArrays.concat(biases, 0);
+        for (int i = 0; i < modules.length; i++) {
+            final long start = i == 0 ? 0 : ends[i - 1];
+            final NDIndex rowsOf = new NDIndex().addSliceDim(start, ends[i]);
+            viewOf(params, prefix + modules[i] + ".weight", weight, rowsOf);
+            if (bias != null) {
+                viewOf(params, prefix + modules[i] + ".bias", bias, rowsOf);
+            }
+        }
+        fused.put(
+                prefix + modules[0],
+                new Fused(weight, bias, java.util.Arrays.copyOf(ends, modules.length - 1)));
+    }
+
+    /** Replaces the parameter {@code name} with the same values as a view of {@code whole}. */
+    private static void viewOf(
+            final Map<String, NDArray> params,
+            final String name,
+            final NDArray whole,
+            final NDIndex rows) {
+        final NDArray view = whole.get(rows);
+        view.setName(name);
+        params.put(name, view).close();
     }
 
     /**
@@ -94,7 +181,8 @@ public final class HfDecoder implements CausalLM {
         if (this.adapter != null || profile != null) {
             throw new IllegalStateException("this decoder is already a view");
         }
-        return new HfDecoder(config, null, params, invFreq, adapter, null);
+        return new HfDecoder(
+                config, null, params, fused, new NDArray[] {invFreq, rotateHalf}, adapter, null);
     }
 
     /**
@@ -106,7 +194,8 @@ public final class HfDecoder implements CausalLM {
         if (this.profile != null) {
             throw new IllegalStateException("this decoder is already profiled");
         }
-        return new HfDecoder(config, null, params, invFreq, adapter, profile);
+        return new HfDecoder(
+                config, null, params, fused, new NDArray[] {invFreq, rotateHalf}, adapter, profile);
     }
 
     @Override
@@ -260,9 +349,17 @@ public final class HfDecoder implements CausalLM {
                 ids.getNDArrayInternal()
                         .embedding(ids, p("model.embed_tokens.weight"), SparseFormat.DENSE)
                         .singletonOrThrow();
-        final NDArray[] rotary = rotary(positions);
+        final Pass pass =
+                new Pass(
+                        batch,
+                        steps,
+                        rotary(positions),
+                        bias == null ? null : grouped(bias),
+                        Scalars.of(x, attentionScale),
+                        // a trained base needs its own weights in the graph, not the fused copy
+                        !p("model.embed_tokens.weight").hasGradient());
         for (int l = 0; l < config.layers(); l++) {
-            x = layer(l, x, rotary, bias, cache, batch, steps);
+            x = layer(l, x, pass, cache);
         }
         if (cache != null) {
             cache.advance((int) steps);
@@ -282,6 +379,14 @@ public final class HfDecoder implements CausalLM {
         return logits;
     }
 
+    /**
+     * What every layer of one forward pass shares: its sizes, cos and sin of the positions, the
+     * attention bias laid out as the grouped scores, the attention scale, and whether the fused
+     * projections may serve it.
+     */
+    private record Pass(
+            long batch, long steps, NDArray[] rotary, NDArray bias, NDArray scale, boolean fused) {}
+
     /** cos and sin (batch, 1, steps, headDim) of each position, computed in float32 as HF does. */
     private NDArray[] rotary(final NDArray positions) {
         final NDArray angles =
@@ -290,75 +395,135 @@ public final class HfDecoder implements CausalLM {
         return new NDArray[] {emb.cos(), emb.sin()};
     }
 
+    /**
+     * A bias broadcastable to (batch, heads, steps, keys) as one broadcastable to the grouped
+     * scores (batch, kvHeads, group, steps, keys).
+     */
+    private NDArray grouped(final NDArray bias) {
+        final Shape shape = bias.getShape();
+        final int dims = shape.dimension();
+        final long heads = dims >= 3 ? shape.get(dims - 3) : 1;
+        if (heads == 1) {
+            return dims == 4 ? bias.expandDims(2) : bias;
+        }
+        final long[] split = new long[dims + 1];
+        for (int i = 0; i < dims - 3; i++) {
+            split[i] = shape.get(i);
+        }
+        split[dims - 3] = config.kvHeads();
+        split[dims - 2] = config.groupSize();
+        split[dims - 1] = shape.get(dims - 2);
+        split[dims] = shape.get(dims - 1);
+        return bias.reshape(split);
+    }
+
     private NDArray layer(
-            final int layer,
-            final NDArray input,
-            final NDArray[] rotary,
-            final NDArray bias,
-            final KvCache cache,
-            final long batch,
-            final long steps) {
+            final int layer, final NDArray input, final Pass pass, final KvCache cache) {
         final String b = HfConfig.layerPrefix(layer);
+        final long batch = pass.batch();
+        final long steps = pass.steps();
         final int hd = config.headDim();
         final NDArray h = rmsNorm(input, p(b + "input_layernorm.weight"));
         lap(Part.OTHER);
-        NDArray q = linear(h, b + "self_attn.q_proj").reshape(batch, steps, config.heads(), hd);
-        NDArray k = linear(h, b + "self_attn.k_proj").reshape(batch, steps, config.kvHeads(), hd);
-        NDArray v =
-                linear(h, b + "self_attn.v_proj")
-                        .reshape(batch, steps, config.kvHeads(), hd)
-                        .transpose(0, 2, 1, 3);
+        final NDList qkv = projections(h, b + "self_attn.", ATTENTION_INPUTS, pass.fused());
+        NDArray q = qkv.get(0).reshape(batch, steps, config.heads(), hd);
+        NDArray k = qkv.get(1).reshape(batch, steps, config.kvHeads(), hd);
+        NDArray v = qkv.get(2).reshape(batch, steps, config.kvHeads(), hd).transpose(0, 2, 1, 3);
         if (config.architecture().qkNorm()) {
             q = rmsNorm(q, p(b + "self_attn.q_norm.weight"));
             k = rmsNorm(k, p(b + "self_attn.k_norm.weight"));
         }
-        q = rotate(q.transpose(0, 2, 1, 3), rotary);
-        k = rotate(k.transpose(0, 2, 1, 3), rotary);
+        q = rotate(q.transpose(0, 2, 1, 3), pass.rotary());
+        k = rotate(k.transpose(0, 2, 1, 3), pass.rotary());
         lap(Part.OTHER);
         if (cache != null) {
             final NDArray[] kv = cache.append(layer, k, v);
             k = kv[0];
             v = kv[1];
         }
-        if (config.groupSize() > 1) {
-            // query head h reads key/value head h / group, as Hugging Face's repeat_kv lays them
-            k = k.repeat(1, config.groupSize());
-            v = v.repeat(1, config.groupSize());
-        }
-        final NDArray raw = q.matMul(k.transpose(0, 1, 3, 2));
-        NDArray scores = raw.mul(Scalars.of(raw, attentionScale));
-        if (bias != null) {
-            scores = scores.add(bias);
-        }
-        final NDArray attended =
-                scores.softmax(-1)
-                        .matMul(v)
-                        .transpose(0, 2, 1, 3)
-                        .reshape(batch, steps, (long) config.heads() * hd);
+        final NDArray attended = attention(q, k, v, pass);
         lap(Part.ATTENTION);
         final NDArray x = input.add(linear(attended, b + "self_attn.o_proj"));
         final NDArray m = rmsNorm(x, p(b + "post_attention_layernorm.weight"));
         lap(Part.OTHER);
-        final NDArray gate = linear(m, b + "mlp.gate_proj");
-        final NDArray up = linear(m, b + "mlp.up_proj");
-        final NDArray act = gate.mul(Activation.sigmoid(gate)).mul(up);
+        final NDList gateUp = projections(m, b + "mlp.", MLP_INPUTS, pass.fused());
+        final NDArray gate = gateUp.get(0);
+        final NDArray act = gate.mul(Activation.sigmoid(gate)).mul(gateUp.get(1));
         lap(Part.OTHER);
         return x.add(linear(act, b + "mlp.down_proj"));
     }
 
-    /** x * cos + rotate_half(x) * sin, where rotate_half(x) = (-x2, x1) of the halves x1, x2. */
+    /**
+     * Scaled dot-product attention of queries (batch, heads, steps, headDim) over keys and values
+     * (batch, kvHeads, keys, headDim), as (batch, steps, heads * headDim). Query head h reads
+     * key/value head h / group, as Hugging Face's repeat_kv lays them out; here a group's queries
+     * become rows of one matmul per key/value head, so keys and values are never repeated.
+     */
+    private NDArray attention(final NDArray q, final NDArray k, final NDArray v, final Pass pass) {
+        final long batch = pass.batch();
+        final long steps = pass.steps();
+        final long kvHeads = config.kvHeads();
+        final long rows = config.groupSize() * steps;
+        final NDArray raw =
+                q.reshape(batch, kvHeads, rows, config.headDim()).matMul(k.transpose(0, 1, 3, 2));
+        NDArray scores = raw.mul(pass.scale());
+        if (pass.bias() != null) {
+            scores =
+                    scores.reshape(batch, kvHeads, config.groupSize(), steps, -1)
+                            .add(pass.bias())
+                            .reshape(batch, kvHeads, rows, -1);
+        }
+        return scores.softmax(-1)
+                .matMul(v)
+                .reshape(batch, config.heads(), steps, config.headDim())
+                .transpose(0, 2, 1, 3)
+                .reshape(batch, steps, (long) config.heads() * config.headDim());
+    }
+
+    /** x * cos + rotate_half(x) * sin, rotate_half(x) = (-x2, x1) of the halves x1, x2. */
     private NDArray rotate(final NDArray x, final NDArray[] rotary) {
-        final int half = config.headDim() / 2;
-        final NDArray x1 = x.get(new NDIndex(":, :, :, :{}", half));
-        final NDArray x2 = x.get(new NDIndex(":, :, :, {}:", half));
-        final NDArray rotated = NDArrays.concat(new NDList(x2.neg(), x1), -1);
-        return x.mul(rotary[0]).add(rotated.mul(rotary[1]));
+        // a signed permutation matrix: one matmul, exact, instead of two slices, a negation and
+        // a concatenation
+        return x.mul(rotary[0]).add(x.matMul(rotateHalf).mul(rotary[1]));
     }
 
     private NDArray rmsNorm(final NDArray x, final NDArray weight) {
         final NDArray rms =
                 x.square().mean(new int[] {-1}, true).add((float) config.rmsNormEps()).sqrt();
         return x.div(rms).mul(weight);
+    }
+
+    /**
+     * The outputs of the projections {@code prefix + module} of x, in order: through their fused
+     * weight (one matmul, its output split) when the pass may use it, else one by one; each with
+     * its adapter's delta, if any.
+     */
+    private NDList projections(
+            final NDArray x, final String prefix, final String[] modules, final boolean fuse) {
+        final Fused joined = fuse ? fused.get(prefix + modules[0]) : null;
+        if (joined == null) {
+            final NDList out = new NDList(modules.length);
+            for (final String module : modules) {
+                out.add(linear(x, prefix + module));
+            }
+            return out;
+        }
+        final NDArray all =
+                (joined.bias() == null
+                                ? Linear.linear(x, joined.weight())
+                                : Linear.linear(x, joined.weight(), joined.bias()))
+                        .singletonOrThrow();
+        final NDList out = all.split(joined.splits(), all.getShape().dimension() - 1);
+        if (adapter != null) {
+            for (int i = 0; i < modules.length; i++) {
+                final NDArray delta = adapter.delta(prefix + modules[i], x, training);
+                if (delta != null) {
+                    out.set(i, out.get(i).add(delta));
+                }
+            }
+        }
+        lap(Part.PROJECTIONS);
+        return out;
     }
 
     private NDArray linear(final NDArray x, final String name) {
