@@ -106,7 +106,10 @@ class DecodeStepBenchmark {
             generator.generate(batch, g, params);
             final StepProfile measured = new StepProfile();
             final Generator timed =
-                    new Generator(model, new NeverEndingTokenizer(model.vocabSize()), measured);
+                    new Generator(
+                            model.profiled(measured),
+                            new NeverEndingTokenizer(model.vocabSize()),
+                            measured);
             final long t0 = System.nanoTime();
             for (int rep = 0; rep < 3; rep++) {
                 timed.generate(batch, g, params);
@@ -115,34 +118,31 @@ class DecodeStepBenchmark {
             final int rows = prompts * g;
             final int arrays = arraysPerForward(model, manager, rows, promptLength + steps / 2);
             final double opMicros = trivialOpMicros(manager);
-            final Map<StepProfile.Part, Double> parts = measured.partsPerStep();
-            final double forward = parts.get(StepProfile.Part.OTHER);
+            final double step = measured.millisPerStep();
             lines.add(
                     String.format(
                             Locale.ROOT,
                             "small model (d128 L2, vocab 1024), %d prompts x G = %d, prompt %d, %d"
                                     + " new: generation %.0f tokens/s (prefill included); decode"
-                                    + " step %.2f ms = forward and the rest %.2f + log-softmax and copy"
-                                    + " %.2f + sampler %.2f (%.0f tokens/s)",
+                                    + " %.0f tokens/s, %.2f ms per step (fastest %.2f ms)",
                             prompts,
                             g,
                             promptLength,
                             steps,
                             3.0 * rows * steps / seconds,
-                            measured.millisPerStep(),
-                            forward,
-                            parts.get(StepProfile.Part.NORMALISE),
-                            parts.get(StepProfile.Part.SAMPLER),
-                            rows / measured.millisPerStep() * 1e3));
+                            rows / step * 1e3,
+                            step,
+                            measured.fastestMillis()));
+            lines.add(split(measured));
             lines.add(
                     String.format(
                             Locale.ROOT,
-                            "  per-op overhead: %d arrays per forward x %.1f us per trivial op ="
-                                    + " %.2f ms, %.2f of the forward",
+                            "         per-op overhead: %d arrays per forward x %.1f us per trivial"
+                                    + " op = %.2f ms, %.2f of the step",
                             arrays,
                             opMicros,
                             arrays * opMicros / 1e3,
-                            arrays * opMicros / 1e3 / forward));
+                            arrays * opMicros / 1e3 / step));
         } finally {
             DjlRuntime.setGradMode(grad);
         }
@@ -231,18 +231,23 @@ class DecodeStepBenchmark {
                         bandwidthMs / step,
                         bandwidthMs / profile.fastestMillis(),
                         arraysPerForward(model, manager, g, PROMPT)));
+        lines.add(split(profile));
+        return lines;
+    }
+
+    /** The parts of a mean step: milliseconds and fraction of the step. */
+    private static String split(final StepProfile profile) {
         final StringBuilder split = new StringBuilder("         per step:");
         for (final Map.Entry<StepProfile.Part, Double> e : profile.partsPerStep().entrySet()) {
             split.append(
                     String.format(
                             Locale.ROOT,
-                            " %s %.1f ms (%.2f)",
+                            " %s %.2f ms (%.2f)",
                             e.getKey().name().toLowerCase(Locale.ROOT),
                             e.getValue(),
-                            e.getValue() / step));
+                            e.getValue() / profile.millisPerStep()));
         }
-        lines.add(split.toString());
-        return lines;
+        return split.toString();
     }
 
     /** Bytes per second of summing a 512 MiB array in the engine (best of three). */
