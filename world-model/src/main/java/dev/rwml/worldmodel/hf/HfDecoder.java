@@ -22,7 +22,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -44,16 +43,9 @@ public final class HfDecoder implements CausalLM {
     /** Elements converted per native block while loading (64 MB of float32). */
     private static final int LOAD_BLOCK = 1 << 24;
 
-    /** The projections of a layer's attention input, fused into one weight at load. */
-    private static final String[] ATTENTION_INPUTS = {"q_proj", "k_proj", "v_proj"};
-
-    /** The projections of a layer's MLP input, fused into one weight at load. */
-    private static final String[] MLP_INPUTS = {"gate_proj", "up_proj"};
-
     private final HfConfig config;
     private final NDManager manager;
     private final Map<String, NDArray> params;
-    private final Map<String, Fused> fused;
     private final NDArray invFreq;
     private final NDArray rotateHalf;
     private final float attentionScale;
@@ -65,14 +57,12 @@ public final class HfDecoder implements CausalLM {
             final HfConfig config,
             final NDManager manager,
             final Map<String, NDArray> params,
-            final Map<String, Fused> fused,
             final NDArray[] rope,
             final LoraAdapter adapter,
             final StepProfile profile) {
         this.config = config;
         this.manager = manager;
         this.params = params;
-        this.fused = fused;
         this.invFreq = rope[0];
         this.rotateHalf = rope[1];
         this.attentionScale = (float) (1.0 / Math.sqrt(config.headDim()));
@@ -93,82 +83,16 @@ public final class HfDecoder implements CausalLM {
             rotation[(i + half) * config.headDim() + i] = -1f;
             rotation[i * config.headDim() + i + half] = 1f;
         }
-        final Map<String, Fused> fused = new HashMap<>();
-        for (int l = 0; l < config.layers(); l++) {
-            fuse(params, HfConfig.layerPrefix(l) + "self_attn.", ATTENTION_INPUTS, fused);
-            fuse(params, HfConfig.layerPrefix(l) + "mlp.", MLP_INPUTS, fused);
-        }
         return new HfDecoder(
                 config,
                 manager,
                 Collections.unmodifiableMap(params),
-                Collections.unmodifiableMap(fused),
                 new NDArray[] {
                     manager.create(freq),
                     manager.create(rotation, new Shape(config.headDim(), config.headDim()))
                 },
                 null,
                 null);
-    }
-
-    /**
-     * The weights (and biases) of projections that read the same input, concatenated along their
-     * outputs, and where each one's outputs end but the last.
-     */
-    private record Fused(NDArray weight, NDArray bias, long[] splits) {}
-
-    /**
-     * Concatenates the projections {@code prefix + module} into one (under the first module's name
-     * in {@code fused}) and makes each named parameter a view of its rows: one matmul serves them
-     * all, and an in-place update of a named parameter (the optimizer's) updates the fused weight
-     * too. Projections of which only some have a bias stay apart.
-     */
-    private static void fuse(
-            final Map<String, NDArray> params,
-            final String prefix,
-            final String[] modules,
-            final Map<String, Fused> fused) {
-        final NDList weights = new NDList();
-        final NDList biases = new NDList();
-        final long[] ends = new long[modules.length];
-        long rows = 0;
-        for (int i = 0; i < modules.length; i++) {
-            final NDArray w = params.get(prefix + modules[i] + ".weight");
-            weights.add(w);
-            rows += w.getShape().get(0);
-            ends[i] = rows;
-            final NDArray bias = params.get(prefix + modules[i] + ".bias");
-            if (bias != null) {
-                biases.add(bias);
-            }
-        }
-        if (!biases.isEmpty() && biases.size() != modules.length) {
-            return;
-        }
-        final NDArray weight = NDArrays.concat(weights, 0);
-        final NDArray bias = biases.isEmpty() ? null : NDArrays.concat(biases, 0);
-        for (int i = 0; i < modules.length; i++) {
-            final long start = i == 0 ? 0 : ends[i - 1];
-            final NDIndex rowsOf = new NDIndex().addSliceDim(start, ends[i]);
-            viewOf(params, prefix + modules[i] + ".weight", weight, rowsOf);
-            if (bias != null) {
-                viewOf(params, prefix + modules[i] + ".bias", bias, rowsOf);
-            }
-        }
-        fused.put(
-                prefix + modules[0],
-                new Fused(weight, bias, java.util.Arrays.copyOf(ends, modules.length - 1)));
-    }
-
-    /** Replaces the parameter {@code name} with the same values as a view of {@code whole}. */
-    private static void viewOf(
-            final Map<String, NDArray> params,
-            final String name,
-            final NDArray whole,
-            final NDIndex rows) {
-        final NDArray view = whole.get(rows);
-        view.setName(name);
-        params.put(name, view).close();
     }
 
     /**
@@ -182,7 +106,7 @@ public final class HfDecoder implements CausalLM {
             throw new IllegalStateException("this decoder is already a view");
         }
         return new HfDecoder(
-                config, null, params, fused, new NDArray[] {invFreq, rotateHalf}, adapter, null);
+                config, null, params, new NDArray[] {invFreq, rotateHalf}, adapter, null);
     }
 
     /**
@@ -195,7 +119,7 @@ public final class HfDecoder implements CausalLM {
             throw new IllegalStateException("this decoder is already profiled");
         }
         return new HfDecoder(
-                config, null, params, fused, new NDArray[] {invFreq, rotateHalf}, adapter, profile);
+                config, null, params, new NDArray[] {invFreq, rotateHalf}, adapter, profile);
     }
 
     @Override
@@ -355,9 +279,7 @@ public final class HfDecoder implements CausalLM {
                         steps,
                         rotary(positions),
                         bias == null ? null : grouped(bias),
-                        Scalars.of(x, attentionScale),
-                        // a trained base needs its own weights in the graph, not the fused copy
-                        !p("model.embed_tokens.weight").hasGradient());
+                        Scalars.of(x, attentionScale));
         for (int l = 0; l < config.layers(); l++) {
             x = layer(l, x, pass, cache);
         }
@@ -381,11 +303,9 @@ public final class HfDecoder implements CausalLM {
 
     /**
      * What every layer of one forward pass shares: its sizes, cos and sin of the positions, the
-     * attention bias laid out as the grouped scores, the attention scale, and whether the fused
-     * projections may serve it.
+     * attention bias laid out as the grouped scores, and the attention scale.
      */
-    private record Pass(
-            long batch, long steps, NDArray[] rotary, NDArray bias, NDArray scale, boolean fused) {}
+    private record Pass(long batch, long steps, NDArray[] rotary, NDArray bias, NDArray scale) {}
 
     /** cos and sin (batch, 1, steps, headDim) of each position, computed in float32 as HF does. */
     private NDArray[] rotary(final NDArray positions) {
@@ -425,10 +345,12 @@ public final class HfDecoder implements CausalLM {
         final int hd = config.headDim();
         final NDArray h = rmsNorm(input, p(b + "input_layernorm.weight"));
         lap(Part.OTHER);
-        final NDList qkv = projections(h, b + "self_attn.", ATTENTION_INPUTS, pass.fused());
-        NDArray q = qkv.get(0).reshape(batch, steps, config.heads(), hd);
-        NDArray k = qkv.get(1).reshape(batch, steps, config.kvHeads(), hd);
-        NDArray v = qkv.get(2).reshape(batch, steps, config.kvHeads(), hd).transpose(0, 2, 1, 3);
+        NDArray q = linear(h, b + "self_attn.q_proj").reshape(batch, steps, config.heads(), hd);
+        NDArray k = linear(h, b + "self_attn.k_proj").reshape(batch, steps, config.kvHeads(), hd);
+        NDArray v =
+                linear(h, b + "self_attn.v_proj")
+                        .reshape(batch, steps, config.kvHeads(), hd)
+                        .transpose(0, 2, 1, 3);
         if (config.architecture().qkNorm()) {
             q = rmsNorm(q, p(b + "self_attn.q_norm.weight"));
             k = rmsNorm(k, p(b + "self_attn.k_norm.weight"));
@@ -446,9 +368,9 @@ public final class HfDecoder implements CausalLM {
         final NDArray x = input.add(linear(attended, b + "self_attn.o_proj"));
         final NDArray m = rmsNorm(x, p(b + "post_attention_layernorm.weight"));
         lap(Part.OTHER);
-        final NDList gateUp = projections(m, b + "mlp.", MLP_INPUTS, pass.fused());
-        final NDArray gate = gateUp.get(0);
-        final NDArray act = gate.mul(Activation.sigmoid(gate)).mul(gateUp.get(1));
+        final NDArray gate = linear(m, b + "mlp.gate_proj");
+        final NDArray up = linear(m, b + "mlp.up_proj");
+        final NDArray act = gate.mul(Activation.sigmoid(gate)).mul(up);
         lap(Part.OTHER);
         return x.add(linear(act, b + "mlp.down_proj"));
     }
@@ -491,39 +413,6 @@ public final class HfDecoder implements CausalLM {
         final NDArray rms =
                 x.square().mean(new int[] {-1}, true).add((float) config.rmsNormEps()).sqrt();
         return x.div(rms).mul(weight);
-    }
-
-    /**
-     * The outputs of the projections {@code prefix + module} of x, in order: through their fused
-     * weight (one matmul, its output split) when the pass may use it, else one by one; each with
-     * its adapter's delta, if any.
-     */
-    private NDList projections(
-            final NDArray x, final String prefix, final String[] modules, final boolean fuse) {
-        final Fused joined = fuse ? fused.get(prefix + modules[0]) : null;
-        if (joined == null) {
-            final NDList out = new NDList(modules.length);
-            for (final String module : modules) {
-                out.add(linear(x, prefix + module));
-            }
-            return out;
-        }
-        final NDArray all =
-                (joined.bias() == null
-                                ? Linear.linear(x, joined.weight())
-                                : Linear.linear(x, joined.weight(), joined.bias()))
-                        .singletonOrThrow();
-        final NDList out = all.split(joined.splits(), all.getShape().dimension() - 1);
-        if (adapter != null) {
-            for (int i = 0; i < modules.length; i++) {
-                final NDArray delta = adapter.delta(prefix + modules[i], x, training);
-                if (delta != null) {
-                    out.set(i, out.get(i).add(delta));
-                }
-            }
-        }
-        lap(Part.PROJECTIONS);
-        return out;
     }
 
     private NDArray linear(final NDArray x, final String name) {
