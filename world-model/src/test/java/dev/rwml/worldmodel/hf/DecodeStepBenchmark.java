@@ -36,12 +36,14 @@ import org.junit.jupiter.api.Test;
  *       a forward creates; tokens/s beside the lower of two bounds: the bytes a step must read
  *       (weights once, plus the rows' KV cache) over the bandwidth of a streaming read, and the
  *       step's matmuls timed with their weights in cache; and prefill of the prompt;
- *   <li>the small model of the demo (d128, 2 layers, vocabulary 1024), 8 prompts x G = 8: tokens/s
- *       and the share of a forward that is per-op overhead (its arrays times the cost of a trivial
- *       op).
+ *   <li>the small model of the demo (d128, 2 layers, vocabulary 1024), 8 prompts x G = 8: tokens/s,
+ *       the same split of a step, and the share of it that is per-op overhead (a forward's arrays
+ *       times the cost of a trivial op).
  * </ul>
  *
- * Prints; asserts nothing. {@code -Dbench.new} changes the decode steps.
+ * Prints; asserts nothing; about 3 minutes. {@code -Dbench.new} changes the decode steps. To
+ * compare with an earlier decoder, run the same benchmark classes against that commit's main
+ * classes, alternating the two builds (docs/measured-figures.md lists such a run).
  */
 class DecodeStepBenchmark {
 
