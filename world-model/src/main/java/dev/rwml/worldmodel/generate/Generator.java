@@ -7,6 +7,8 @@ import dev.rwml.worldmodel.DjlRuntime;
 import dev.rwml.worldmodel.model.CausalLM;
 import dev.rwml.worldmodel.model.KvCache;
 import dev.rwml.worldmodel.model.Masks;
+import dev.rwml.worldmodel.model.StepProfile;
+import dev.rwml.worldmodel.model.StepProfile.Part;
 import dev.rwml.worldmodel.tokenizer.GenerationTokenizer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -25,9 +27,20 @@ public final class Generator {
 
     private final CausalLM model;
     private final GenerationTokenizer tokenizer;
+    private final StepProfile profile;
 
     /** A generator for a model and the tokenizer it was trained with. */
     public Generator(final CausalLM model, final GenerationTokenizer tokenizer) {
+        this(model, tokenizer, null);
+    }
+
+    /**
+     * A generator that times each decode step (the forward, the normalisation, the draws; prefill
+     * left out) into {@code profile}, for benchmarks; give it a model timing into the same profile
+     * to split the forward into its parts.
+     */
+    public Generator(
+            final CausalLM model, final GenerationTokenizer tokenizer, final StepProfile profile) {
         if (tokenizer.vocabSize() > model.vocabSize()) {
             throw new IllegalArgumentException(
                     "tokenizer has "
@@ -37,6 +50,7 @@ public final class Generator {
         }
         this.model = model;
         this.tokenizer = tokenizer;
+        this.profile = profile;
     }
 
     /** G samples per prompt, in prompt order; a sample list per prompt. */
@@ -130,17 +144,30 @@ public final class Generator {
                         active--;
                     }
                 }
+                if (profile != null && s > 0) {
+                    // a step runs from its forward to the draws from its distribution
+                    profile.lap(Part.SAMPLER);
+                    profile.end();
+                }
                 if (active == 0 || s + 1 == maxNew) {
                     break;
+                }
+                if (profile != null) {
+                    profile.begin();
                 }
                 try (NDManager step = gen.newSubManager()) {
                     final NDArray ids = step.create(next, new Shape(rows, 1));
                     final NDArray pos = step.create(positions, new Shape(rows, 1));
                     final NDArray bias = keyBias.get(":, :, :, :{}", longest + s + 1);
                     bias.attach(step);
-                    dist =
-                            distributions(
-                                    model.forward(ids, pos, bias, cache), params.temperature());
+                    final NDArray logits = model.forward(ids, pos, bias, cache);
+                    if (profile != null) {
+                        profile.lap(Part.OTHER);
+                    }
+                    dist = distributions(logits, params.temperature());
+                    if (profile != null) {
+                        profile.lap(Part.NORMALISE);
+                    }
                 }
             }
             cache.close();

@@ -15,6 +15,8 @@ import dev.rwml.worldmodel.model.CausalLM;
 import dev.rwml.worldmodel.model.DecoderShape;
 import dev.rwml.worldmodel.model.KvCache;
 import dev.rwml.worldmodel.model.Scalars;
+import dev.rwml.worldmodel.model.StepProfile;
+import dev.rwml.worldmodel.model.StepProfile.Part;
 import dev.rwml.worldmodel.model.Tensor;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -45,22 +47,27 @@ public final class HfDecoder implements CausalLM {
     private final NDManager manager;
     private final Map<String, NDArray> params;
     private final NDArray invFreq;
+    private final NDArray rotateHalf;
     private final float attentionScale;
     private final LoraAdapter adapter;
+    private final StepProfile profile;
     private boolean training;
 
     private HfDecoder(
             final HfConfig config,
             final NDManager manager,
             final Map<String, NDArray> params,
-            final NDArray invFreq,
-            final LoraAdapter adapter) {
+            final NDArray[] rope,
+            final LoraAdapter adapter,
+            final StepProfile profile) {
         this.config = config;
         this.manager = manager;
         this.params = params;
-        this.invFreq = invFreq;
+        this.invFreq = rope[0];
+        this.rotateHalf = rope[1];
         this.attentionScale = (float) (1.0 / Math.sqrt(config.headDim()));
         this.adapter = adapter;
+        this.profile = profile;
     }
 
     private static HfDecoder owning(
@@ -70,8 +77,22 @@ public final class HfDecoder implements CausalLM {
         for (int i = 0; i < half; i++) {
             freq[i] = (float) (1.0 / Math.pow(config.ropeTheta(), 2.0 * i / config.headDim()));
         }
+        // rotate_half(x) = x R for the signed permutation R: (-x2, x1) of the halves x1, x2
+        final float[] rotation = new float[config.headDim() * config.headDim()];
+        for (int i = 0; i < half; i++) {
+            rotation[(i + half) * config.headDim() + i] = -1f;
+            rotation[i * config.headDim() + i + half] = 1f;
+        }
         return new HfDecoder(
-                config, manager, Collections.unmodifiableMap(params), manager.create(freq), null);
+                config,
+                manager,
+                Collections.unmodifiableMap(params),
+                new NDArray[] {
+                    manager.create(freq),
+                    manager.create(rotation, new Shape(config.headDim(), config.headDim()))
+                },
+                null,
+                null);
     }
 
     /**
@@ -81,10 +102,24 @@ public final class HfDecoder implements CausalLM {
      * adapter off. It must outlive the view.
      */
     public HfDecoder withAdapter(final LoraAdapter adapter) {
-        if (this.adapter != null) {
-            throw new IllegalStateException("this decoder is already an adapter view");
+        if (this.adapter != null || profile != null) {
+            throw new IllegalStateException("this decoder is already a view");
         }
-        return new HfDecoder(config, null, params, invFreq, adapter);
+        return new HfDecoder(
+                config, null, params, new NDArray[] {invFreq, rotateHalf}, adapter, null);
+    }
+
+    /**
+     * This decoder (with its adapter, if a view) timing the parts of each forward pass into {@code
+     * profile}, for benchmarks: a view that shares everything and whose {@link #close} frees
+     * nothing. Without a profile a decoder only tests a null field per part.
+     */
+    public HfDecoder profiled(final StepProfile profile) {
+        if (this.profile != null) {
+            throw new IllegalStateException("this decoder is already profiled");
+        }
+        return new HfDecoder(
+                config, null, params, new NDArray[] {invFreq, rotateHalf}, adapter, profile);
     }
 
     @Override
@@ -238,22 +273,39 @@ public final class HfDecoder implements CausalLM {
                 ids.getNDArrayInternal()
                         .embedding(ids, p("model.embed_tokens.weight"), SparseFormat.DENSE)
                         .singletonOrThrow();
-        final NDArray[] rotary = rotary(positions);
+        final Pass pass =
+                new Pass(
+                        batch,
+                        steps,
+                        rotary(positions),
+                        bias == null ? null : grouped(bias),
+                        Scalars.of(x, attentionScale));
         for (int l = 0; l < config.layers(); l++) {
-            x = layer(l, x, rotary, bias, cache, batch, steps);
+            x = layer(l, x, pass, cache);
         }
         if (cache != null) {
             cache.advance((int) steps);
         }
-        return rmsNorm(x, p("model.norm.weight"));
+        lap(Part.OTHER);
+        final NDArray normed = rmsNorm(x, p("model.norm.weight"));
+        lap(Part.LM_HEAD);
+        return normed;
     }
 
     @Override
     public NDArray head(final NDArray hidden) {
         final String name =
                 config.tiedEmbeddings() ? "model.embed_tokens.weight" : "lm_head.weight";
-        return Linear.linear(hidden, p(name)).singletonOrThrow();
+        final NDArray logits = Linear.linear(hidden, p(name)).singletonOrThrow();
+        lap(Part.LM_HEAD);
+        return logits;
     }
+
+    /**
+     * What every layer of one forward pass shares: its sizes, cos and sin of the positions, the
+     * attention bias laid out as the grouped scores, and the attention scale.
+     */
+    private record Pass(long batch, long steps, NDArray[] rotary, NDArray bias, NDArray scale) {}
 
     /** cos and sin (batch, 1, steps, headDim) of each position, computed in float32 as HF does. */
     private NDArray[] rotary(final NDArray positions) {
@@ -263,17 +315,36 @@ public final class HfDecoder implements CausalLM {
         return new NDArray[] {emb.cos(), emb.sin()};
     }
 
+    /**
+     * A bias broadcastable to (batch, heads, steps, keys) as one broadcastable to the grouped
+     * scores (batch, kvHeads, group, steps, keys).
+     */
+    private NDArray grouped(final NDArray bias) {
+        final Shape shape = bias.getShape();
+        final int dims = shape.dimension();
+        final long heads = dims >= 3 ? shape.get(dims - 3) : 1;
+        if (heads == 1) {
+            return dims == 4 ? bias.expandDims(2) : bias;
+        }
+        final long[] split = new long[dims + 1];
+        for (int i = 0; i < dims - 3; i++) {
+            split[i] = shape.get(i);
+        }
+        split[dims - 3] = config.kvHeads();
+        split[dims - 2] = config.groupSize();
+        split[dims - 1] = shape.get(dims - 2);
+        split[dims] = shape.get(dims - 1);
+        return bias.reshape(split);
+    }
+
     private NDArray layer(
-            final int layer,
-            final NDArray input,
-            final NDArray[] rotary,
-            final NDArray bias,
-            final KvCache cache,
-            final long batch,
-            final long steps) {
+            final int layer, final NDArray input, final Pass pass, final KvCache cache) {
         final String b = HfConfig.layerPrefix(layer);
+        final long batch = pass.batch();
+        final long steps = pass.steps();
         final int hd = config.headDim();
         final NDArray h = rmsNorm(input, p(b + "input_layernorm.weight"));
+        lap(Part.OTHER);
         NDArray q = linear(h, b + "self_attn.q_proj").reshape(batch, steps, config.heads(), hd);
         NDArray k = linear(h, b + "self_attn.k_proj").reshape(batch, steps, config.kvHeads(), hd);
         NDArray v =
@@ -284,42 +355,58 @@ public final class HfDecoder implements CausalLM {
             q = rmsNorm(q, p(b + "self_attn.q_norm.weight"));
             k = rmsNorm(k, p(b + "self_attn.k_norm.weight"));
         }
-        q = rotate(q.transpose(0, 2, 1, 3), rotary);
-        k = rotate(k.transpose(0, 2, 1, 3), rotary);
+        q = rotate(q.transpose(0, 2, 1, 3), pass.rotary());
+        k = rotate(k.transpose(0, 2, 1, 3), pass.rotary());
+        lap(Part.OTHER);
         if (cache != null) {
             final NDArray[] kv = cache.append(layer, k, v);
             k = kv[0];
             v = kv[1];
         }
-        if (config.groupSize() > 1) {
-            // query head h reads key/value head h / group, as Hugging Face's repeat_kv lays them
-            k = k.repeat(1, config.groupSize());
-            v = v.repeat(1, config.groupSize());
-        }
-        final NDArray raw = q.matMul(k.transpose(0, 1, 3, 2));
-        NDArray scores = raw.mul(Scalars.of(raw, attentionScale));
-        if (bias != null) {
-            scores = scores.add(bias);
-        }
-        final NDArray attended =
-                scores.softmax(-1)
-                        .matMul(v)
-                        .transpose(0, 2, 1, 3)
-                        .reshape(batch, steps, (long) config.heads() * hd);
+        final NDArray attended = attention(q, k, v, pass);
+        lap(Part.ATTENTION);
         final NDArray x = input.add(linear(attended, b + "self_attn.o_proj"));
         final NDArray m = rmsNorm(x, p(b + "post_attention_layernorm.weight"));
+        lap(Part.OTHER);
         final NDArray gate = linear(m, b + "mlp.gate_proj");
-        final NDArray act = gate.mul(Activation.sigmoid(gate)).mul(linear(m, b + "mlp.up_proj"));
+        final NDArray up = linear(m, b + "mlp.up_proj");
+        final NDArray act = gate.mul(Activation.sigmoid(gate)).mul(up);
+        lap(Part.OTHER);
         return x.add(linear(act, b + "mlp.down_proj"));
     }
 
-    /** x * cos + rotate_half(x) * sin, where rotate_half(x) = (-x2, x1) of the halves x1, x2. */
+    /**
+     * Scaled dot-product attention of queries (batch, heads, steps, headDim) over keys and values
+     * (batch, kvHeads, keys, headDim), as (batch, steps, heads * headDim). Query head h reads
+     * key/value head h / group, as Hugging Face's repeat_kv lays them out; here a group's queries
+     * become rows of one matmul per key/value head, so keys and values are never repeated.
+     */
+    private NDArray attention(final NDArray q, final NDArray k, final NDArray v, final Pass pass) {
+        final long batch = pass.batch();
+        final long steps = pass.steps();
+        final long kvHeads = config.kvHeads();
+        final long rows = config.groupSize() * steps;
+        final NDArray raw =
+                q.reshape(batch, kvHeads, rows, config.headDim()).matMul(k.transpose(0, 1, 3, 2));
+        NDArray scores = raw.mul(pass.scale());
+        if (pass.bias() != null) {
+            scores =
+                    scores.reshape(batch, kvHeads, config.groupSize(), steps, -1)
+                            .add(pass.bias())
+                            .reshape(batch, kvHeads, rows, -1);
+        }
+        return scores.softmax(-1)
+                .matMul(v)
+                .reshape(batch, config.heads(), steps, config.headDim())
+                .transpose(0, 2, 1, 3)
+                .reshape(batch, steps, (long) config.heads() * config.headDim());
+    }
+
+    /** x * cos + rotate_half(x) * sin, rotate_half(x) = (-x2, x1) of the halves x1, x2. */
     private NDArray rotate(final NDArray x, final NDArray[] rotary) {
-        final int half = config.headDim() / 2;
-        final NDArray x1 = x.get(new NDIndex(":, :, :, :{}", half));
-        final NDArray x2 = x.get(new NDIndex(":, :, :, {}:", half));
-        final NDArray rotated = NDArrays.concat(new NDList(x2.neg(), x1), -1);
-        return x.mul(rotary[0]).add(rotated.mul(rotary[1]));
+        // a signed permutation matrix: one matmul, exact, instead of two slices, a negation and
+        // a concatenation
+        return x.mul(rotary[0]).add(x.matMul(rotateHalf).mul(rotary[1]));
     }
 
     private NDArray rmsNorm(final NDArray x, final NDArray weight) {
@@ -336,7 +423,15 @@ public final class HfDecoder implements CausalLM {
                                 : Linear.linear(x, p(name + ".weight"), bias))
                         .singletonOrThrow();
         final NDArray delta = adapter == null ? null : adapter.delta(name, x, training);
-        return delta == null ? out : out.add(delta);
+        final NDArray result = delta == null ? out : out.add(delta);
+        lap(Part.PROJECTIONS);
+        return result;
+    }
+
+    private void lap(final Part part) {
+        if (profile != null) {
+            profile.lap(part);
+        }
     }
 
     private NDArray p(final String name) {
@@ -401,9 +496,12 @@ public final class HfDecoder implements CausalLM {
         }
     }
 
-    /** Frees the parameters (a view frees its adapter only). */
+    /** Frees the parameters (an adapter view frees its adapter only, a profiled view nothing). */
     @Override
     public void close() {
+        if (profile != null) {
+            return;
+        }
         if (adapter != null) {
             adapter.close();
         } else {

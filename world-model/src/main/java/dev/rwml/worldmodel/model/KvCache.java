@@ -73,10 +73,11 @@ public final class KvCache implements AutoCloseable {
             throw new IllegalStateException(
                     "KV cache full: " + length + " + " + steps + " > " + capacity);
         }
-        final NDIndex slot = new NDIndex(":, :, {}:{}", length, length + steps);
+        // built, not parsed: a decoding step writes every layer's cache twice
+        final NDIndex slot = new NDIndex().addAllDim(2).addSliceDim(length, length + steps);
         keys[layer].set(slot, k);
         values[layer].set(slot, v);
-        final NDIndex upTo = new NDIndex(":, :, :{}", length + steps);
+        final NDIndex upTo = new NDIndex().addAllDim(2).addSliceDim(0, length + steps);
         final NDArray cachedKeys = keys[layer].get(upTo);
         final NDArray cachedValues = values[layer].get(upTo);
         // the views belong to the step that asked for them, not to the cache's manager

@@ -27,14 +27,30 @@ public final class TransformerLM implements CausalLM {
     private final Map<String, NDArray> params;
     private final Shape normShape;
     private final float attentionScale;
+    private final StepProfile profile;
 
     private TransformerLM(
-            final ModelConfig config, final NDManager manager, final Map<String, NDArray> params) {
+            final ModelConfig config,
+            final NDManager manager,
+            final Map<String, NDArray> params,
+            final StepProfile profile) {
         this.config = config;
         this.manager = manager;
         this.params = Collections.unmodifiableMap(params);
         this.normShape = new Shape(config.dModel());
         this.attentionScale = (float) (1.0 / Math.sqrt(config.headDim()));
+        this.profile = profile;
+    }
+
+    /**
+     * This model timing the parts of each forward pass into {@code profile}, for benchmarks: a view
+     * that shares the parameters and whose {@link #close} frees nothing.
+     */
+    public TransformerLM profiled(final StepProfile profile) {
+        if (this.profile != null) {
+            throw new IllegalStateException("this model is already profiled");
+        }
+        return new TransformerLM(config, null, params, profile);
     }
 
     /**
@@ -104,7 +120,7 @@ public final class TransformerLM implements CausalLM {
             array.setName(e.getKey());
             params.put(e.getKey(), array);
         }
-        return new TransformerLM(config, manager, params);
+        return new TransformerLM(config, manager, params, null);
     }
 
     /** The configuration this model was built with. */
@@ -166,9 +182,12 @@ public final class TransformerLM implements CausalLM {
 
     @Override
     public NDArray head(final NDArray hidden) {
+        lap(StepProfile.Part.OTHER);
         final NDArray x = norm(hidden, "ln_f");
         final NDArray weight = config.tiedHead() ? p("tok_emb.weight") : p("lm_head.weight");
-        return Linear.linear(x, weight).singletonOrThrow();
+        final NDArray logits = Linear.linear(x, weight).singletonOrThrow();
+        lap(StepProfile.Part.LM_HEAD);
+        return logits;
     }
 
     @Override
@@ -207,11 +226,13 @@ public final class TransformerLM implements CausalLM {
         final int heads = config.heads();
         final int hd = config.headDim();
         NDArray h = norm(input, b + "ln1");
+        lap(StepProfile.Part.OTHER);
         final NDArray qkv =
                 Linear.linear(h, p(b + "attn.qkv.weight"), p(b + "attn.qkv.bias"))
                         .singletonOrThrow()
                         .reshape(batch, steps, 3, heads, hd)
                         .transpose(2, 0, 3, 1, 4);
+        lap(StepProfile.Part.PROJECTIONS);
         final NDArray q = qkv.get(0);
         NDArray k = qkv.get(1);
         NDArray v = qkv.get(2);
@@ -230,15 +251,27 @@ public final class TransformerLM implements CausalLM {
                         .matMul(v)
                         .transpose(0, 2, 1, 3)
                         .reshape(batch, steps, config.dModel());
-        final NDArray x =
-                input.add(
-                        Linear.linear(attended, p(b + "attn.proj.weight"), p(b + "attn.proj.bias"))
-                                .singletonOrThrow());
+        lap(StepProfile.Part.ATTENTION);
+        final NDArray projected =
+                Linear.linear(attended, p(b + "attn.proj.weight"), p(b + "attn.proj.bias"))
+                        .singletonOrThrow();
+        lap(StepProfile.Part.PROJECTIONS);
+        final NDArray x = input.add(projected);
         h = norm(x, b + "ln2");
+        lap(StepProfile.Part.OTHER);
         h = Linear.linear(h, p(b + "mlp.fc.weight"), p(b + "mlp.fc.bias")).singletonOrThrow();
+        lap(StepProfile.Part.PROJECTIONS);
         h = Activation.gelu(h);
+        lap(StepProfile.Part.OTHER);
         h = Linear.linear(h, p(b + "mlp.proj.weight"), p(b + "mlp.proj.bias")).singletonOrThrow();
+        lap(StepProfile.Part.PROJECTIONS);
         return x.add(h);
+    }
+
+    private void lap(final StepProfile.Part part) {
+        if (profile != null) {
+            profile.lap(part);
+        }
     }
 
     private NDArray norm(final NDArray x, final String name) {
@@ -310,9 +343,11 @@ public final class TransformerLM implements CausalLM {
         return Math.sqrt(-2.0 * Math.log(u1)) * Math.cos(2.0 * Math.PI * u2);
     }
 
-    /** Frees the parameters. */
+    /** Frees the parameters (a profiled view frees nothing). */
     @Override
     public void close() {
-        manager.close();
+        if (profile == null) {
+            manager.close();
+        }
     }
 }

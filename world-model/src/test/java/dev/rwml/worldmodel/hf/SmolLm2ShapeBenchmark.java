@@ -10,7 +10,6 @@ import dev.rwml.worldmodel.model.Masks;
 import dev.rwml.worldmodel.model.MemoryEstimate;
 import dev.rwml.worldmodel.model.SequenceBatch;
 import dev.rwml.worldmodel.model.SharedPromptBatch;
-import dev.rwml.worldmodel.tokenizer.GenerationTokenizer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -231,7 +230,8 @@ class SmolLm2ShapeBenchmark {
             final int[] prompt,
             final SplittableRandom random) {
         if (arm.startsWith("sampling")) {
-            final Generator generator = new Generator(model, new NeverEnding(model.vocabSize()));
+            final Generator generator =
+                    new Generator(model, new NeverEndingTokenizer(model.vocabSize()));
             final SamplingParams params = new SamplingParams(1f, 1f, NEW, 7);
             DjlRuntime.setGradMode(false);
             return arm.equals("sampling-cached")
@@ -341,41 +341,5 @@ class SmolLm2ShapeBenchmark {
             }
         }
         return (long) G * NEW;
-    }
-
-    /** A tokenizer of the model's vocabulary that never ends a sample. */
-    private record NeverEnding(int vocabSize) implements GenerationTokenizer {
-        @Override
-        public int padId() {
-            return 0;
-        }
-
-        @Override
-        public String decode(final int[] ids) {
-            return "";
-        }
-
-        @Override
-        public boolean isEnd(final int id) {
-            return false;
-        }
-
-        @Override
-        public int endId() {
-            return 0;
-        }
-
-        @Override
-        public boolean closesNextState(final int[] tokens, final int count) {
-            return false;
-        }
-
-        @Override
-        public int[] encode(final String text) {
-            return new int[0];
-        }
-
-        @Override
-        public void close() {}
     }
 }
