@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.rwml.evaluation.VersionScore;
+import dev.rwml.ops.cli.live.LiveFactsText;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -16,7 +17,11 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code rwml demo --quick} end to end on its own embedded cluster, as CI runs it. */
+/**
+ * {@code rwml demo --quick} end to end on its own embedded cluster, as CI runs it: output that is
+ * not a terminal gets the live view as short plain lines with every fact of the panel ({@code
+ * DemoInterruptIT} checks the panel on a pseudo-terminal).
+ */
 @Tag("system")
 class DemoRunIT {
 
@@ -55,6 +60,11 @@ class DemoRunIT {
         assertThat(Files.readAllLines(report.resolve("pass-rate.csv")).get(0))
                 .isEqualTo("behaviour_version,groups,kept,easy,mean_pass_rate");
         assertThat(terminal.toString()).contains("version 0").contains("Report:");
+        final String plain = LiveFactsText.lastPlainBlock(terminal.toString(), "] rwml demo");
+        assertThat(LiveFactsText.kinds(plain))
+                .containsExactlyInAnyOrderElementsOf(LiveFactsText.ALL);
+        assertThat(terminal.toString()).doesNotContain("\u001B");
+        assertThat(plain.lines()).allSatisfy(l -> assertThat(l).hasSizeLessThan(100));
 
         final Optional<ProcessHandle> registry = ProcessHandle.of(result.registryPid());
         await().atMost(Duration.ofSeconds(30))
