@@ -44,7 +44,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class HfModelPipelineIT {
 
     private static final String RUN = "hfpipe";
-    private static final Duration PIPELINE = Duration.ofMinutes(3);
+    private static final Duration PIPELINE = Duration.ofMinutes(5);
 
     /** Enough for the tiny model to close the tags in most samples at temperature 1. */
     private static final int SFT_STEPS = 80;
