@@ -13,7 +13,11 @@ import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
+import dev.rwml.serving.ServeApp;
+import dev.rwml.serving.ServeConfig;
+import dev.rwml.serving.ServeLimits;
 import dev.rwml.worldmodel.DjlRuntime;
+import dev.rwml.worldmodel.ModelRuntime;
 import dev.rwml.worldmodel.checkpoint.Checkpoint;
 import dev.rwml.worldmodel.generate.Sample;
 import dev.rwml.worldmodel.model.ModelConfig;
@@ -29,6 +33,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -44,7 +50,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Groups/s and tokens/s of the prediction stage on the embedded broker against the same world model
- * generating the same prompts in a plain loop, in batches of the same size, in this JVM.
+ * generating the same prompts in a plain loop, in batches of the same size, in this JVM; and the
+ * stage once more with {@code sampler=remote} through {@code rwml serve} (its server and follower
+ * in this JVM, over loopback HTTP), beside the stage sampling in-process.
  */
 class PredictionBenchmark {
 
@@ -71,14 +79,17 @@ class PredictionBenchmark {
         // Loop before and after the stream, so load from elsewhere on the machine shows as a
         // spread between the two loop figures rather than skewing the ratio unseen.
         final double[] before = plainLoop(checkpoint, warmup, measured);
-        final double[] stream = throughStream(checkpoint, warmup, measured);
+        final double[] stream = throughStream(checkpoint, warmup, measured, false);
+        final double[] served = throughStream(checkpoint, warmup, measured, true);
         final double[] after = plainLoop(checkpoint, warmup, measured);
         final double[] loop = {(before[0] + after[0]) / 2, (before[1] + after[1]) / 2};
 
         LOG.info(
                 "PredictionBenchmark ({} transitions, batch {}, G {}, {} new tokens, d128 L2):"
                         + " plain loop {} groups/s {} tokens/s (before {}, after {} groups/s);"
-                        + " stream {} groups/s {} tokens/s; ratio groups {} tokens {}",
+                        + " stream {} groups/s {} tokens/s; ratio groups {} tokens {};"
+                        + " stream through rwml serve {} groups/s {} tokens/s, {} of the stream"
+                        + " sampling in-process (goal 0.8)",
                 TRANSITIONS,
                 BATCH,
                 GROUP,
@@ -90,7 +101,10 @@ class PredictionBenchmark {
                 fmt(stream[0]),
                 fmt(stream[1]),
                 fmt(stream[0] / loop[0]),
-                fmt(stream[1] / loop[1]));
+                fmt(stream[1] / loop[1]),
+                fmt(served[0]),
+                fmt(served[1]),
+                fmt(served[0] / stream[0]));
     }
 
     private static List<Transition> transitions(final String episode, final int count) {
@@ -136,11 +150,15 @@ class PredictionBenchmark {
         return tokens;
     }
 
-    /** Returns {groups/s, tokens/s} of the prediction stage from produce to generated groups. */
+    /**
+     * Returns {groups/s, tokens/s} of the prediction stage from produce to generated groups,
+     * sampling in-process or, when {@code remote}, through {@code rwml serve} of the same run.
+     */
     private double[] throughStream(
             final Checkpoint checkpoint,
             final List<Transition> warmup,
-            final List<Transition> measured) {
+            final List<Transition> measured,
+            final boolean remote) {
         final String run = "bench-" + UUID.randomUUID().toString().substring(0, 8);
         final TopicCatalog catalog = TopicCatalog.defaults();
         final Map<String, String> registry = EventSerdes.registryConfig(KAFKA.schemaRegistryUrl());
@@ -175,7 +193,25 @@ class PredictionBenchmark {
                             checkpoint.toBytes(),
                             ChunkObserver.NONE);
             models.commitTransaction();
-            final PredictionConfig config =
+            final Connection connection =
+                    Connection.of(KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl());
+            final ServeApp.Running server =
+                    remote
+                            ? ServeApp.start(
+                                    new ServeConfig(
+                                            run,
+                                            OptionalLong.empty(),
+                                            ServeConfig.LOOPBACK,
+                                            0,
+                                            Optional.empty(),
+                                            ServeLimits.defaults(),
+                                            new ModelRuntime(1, "cpu"),
+                                            connection),
+                                    new SimpleMeterRegistry(),
+                                    () -> "",
+                                    CheckpointModelLoader.standard())
+                            : null;
+            final PredictionConfig stage =
                     PredictionConfig.defaults(
                                     run, KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl())
                             .with(
@@ -186,10 +222,22 @@ class PredictionBenchmark {
                                             "sampling.max.new.tokens", Integer.toString(NEW_TOKENS),
                                             // All partitions in one task set: one batch per task.
                                             "batch.max.wait", "PT0.05S",
-                                            "state.dir", stateDir.toString()));
-            try (PredictionStage app =
-                    PredictionApp.start(
-                            config, new SimpleMeterRegistry(), CheckpointModelLoader.standard())) {
+                                            "state.dir", stateDir.resolve(run).toString()));
+            final PredictionConfig config =
+                    remote
+                            ? stage.with(
+                                    Map.of(
+                                            "sampler",
+                                            "remote",
+                                            "sampler.url",
+                                            server.uri("").toString()))
+                            : stage;
+            try (server;
+                    PredictionStage app =
+                            PredictionApp.start(
+                                    config,
+                                    new SimpleMeterRegistry(),
+                                    PredictionApp.loader(config))) {
                 send(producer, values, warmup);
                 await().atMost(Duration.ofMinutes(5))
                         .pollInterval(Duration.ofMillis(5))
