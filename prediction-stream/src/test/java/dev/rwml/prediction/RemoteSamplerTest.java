@@ -89,8 +89,12 @@ class RemoteSamplerTest {
     }
 
     private static String fixture(final String name) {
+        return fixture("vllm", name);
+    }
+
+    private static String fixture(final String server, final String name) {
         try (InputStream in =
-                RemoteSamplerTest.class.getResourceAsStream("/contract/vllm/" + name)) {
+                RemoteSamplerTest.class.getResourceAsStream("/contract/" + server + "/" + name)) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (final IOException e) {
             throw new IllegalStateException(e);
@@ -192,6 +196,18 @@ class RemoteSamplerTest {
         // the end-of-text id is kept in the ids, not in the text
         assertThat(groups.get(0).get(1).text()).isEqualTo(local.decode(new int[] {2, 3}));
         assertThat(groups.get(0).get(0).prediction()).isPresent();
+    }
+
+    @Test
+    void shouldStopTheStageOnACompletionWithoutTokenIdsAsSglangAnswers() {
+        routes.put(
+                "/v1/completions",
+                body -> new Answer(200, fixture("sglang", "completions-response.json")));
+
+        assertThatThrownBy(() -> adapterModel().sample(PROMPTS, SAMPLING, SEED))
+                .isInstanceOf(UnfitSettingsException.class)
+                .hasMessageContaining("without token ids")
+                .hasMessageContaining("return_token_ids");
     }
 
     @Test
