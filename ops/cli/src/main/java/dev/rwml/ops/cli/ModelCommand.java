@@ -187,7 +187,10 @@ final class ModelCommand implements Runnable {
                     smallModelSteps(),
                     maxTransitions);
             out.flush();
-            final BaseModelInit.Result result = BaseModelInit.run(config, new Progress(out));
+            final BaseModelInit.Result result;
+            try (Progress progress = new Progress(out)) {
+                result = BaseModelInit.run(config, progress);
+            }
             printNextOffsets(out, result.lineage());
             out.flush();
             return 0;
@@ -202,16 +205,19 @@ final class ModelCommand implements Runnable {
                     fromHf,
                     lora == null ? "" : ", LoRA " + LoraConfig.parse(lora));
             out.flush();
-            final ModelVersion sent =
-                    HfModelInit.run(
-                            new HfModelInit.Config(
-                                    run,
-                                    connection,
-                                    fromHf,
-                                    Optional.ofNullable(lora).map(LoraConfig::parse),
-                                    sft(),
-                                    Duration.ofSeconds(60)),
-                            new Progress(out));
+            final ModelVersion sent;
+            try (Progress progress = new Progress(out)) {
+                sent =
+                        HfModelInit.run(
+                                new HfModelInit.Config(
+                                        run,
+                                        connection,
+                                        fromHf,
+                                        Optional.ofNullable(lora).map(LoraConfig::parse),
+                                        sft(),
+                                        Duration.ofSeconds(60)),
+                                progress);
+            }
             out.printf(
                     Locale.ROOT,
                     "published version 0 of run %s: %s, %s parameters, %d bytes (%s), sha256 %s%n",
@@ -267,8 +273,11 @@ final class ModelCommand implements Runnable {
         }
     }
 
-    /** Prints the slice, the SFT steps as a bar, and the published version. */
-    private static final class Progress implements BaseModelInit.Listener {
+    /**
+     * Prints the slice, the SFT steps as a bar, and the published version; closing it leaves the
+     * bar's last state on screen.
+     */
+    private static final class Progress implements BaseModelInit.Listener, AutoCloseable {
         private final PrintWriter out;
         private final LiveView view;
         private final SftBar bar;
@@ -297,8 +306,13 @@ final class ModelCommand implements Runnable {
         }
 
         @Override
-        public void published(final ModelVersion manifest) {
+        public void close() {
             view.close();
+        }
+
+        @Override
+        public void published(final ModelVersion manifest) {
+            close();
             out.printf(
                     Locale.ROOT,
                     "published version 0 of run %s: %d bytes, sha256 %s, loss %.4f%n",
