@@ -36,6 +36,14 @@ public final class Evaluation {
 
         /** One line of progress. */
         void line(String text);
+
+        /**
+         * {@code done} of {@code total} transitions of one model on one held-out set ({@code what})
+         * sampled and scored; by default the {@code line} that says so.
+         */
+        default void scored(final String what, final int done, final int total, final String line) {
+            line(line);
+        }
     }
 
     private final List<HeldOutSet> sets;
@@ -195,7 +203,10 @@ public final class Evaluation {
                                         ? Optional.empty()
                                         : Optional.of(greedy.get(i - from).get(0))));
             }
-            progress.line(
+            progress.scored(
+                    label + " on " + set.name(),
+                    to,
+                    prompts.size(),
                     String.format(
                             Locale.ROOT,
                             "eval: %s on %s: %d/%d transitions x %d samples%s (%.0f s)",

@@ -10,12 +10,15 @@ import dev.rwml.evaluation.ModelCatalog;
 import dev.rwml.evaluation.TrainingSpecs;
 import dev.rwml.events.Transition;
 import dev.rwml.ops.cli.eval.ReportWriter;
+import dev.rwml.ops.cli.live.LiveFacts;
+import dev.rwml.ops.cli.live.LiveView;
 import dev.rwml.runtime.settings.Connection;
 import dev.rwml.scoring.EmbeddingSettings;
 import dev.rwml.scoring.score.RewardSpecTable;
 import dev.rwml.scoring.score.SimilarityScorer;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -284,13 +287,31 @@ final class EvalCommand implements Callable<Integer> {
                 new EvalSettings(samples, seed, bootstrap, temperature, topP, maxNewTokens, greedy);
         final PrintWriter stdout = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
+        final long begun = System.nanoTime();
+        final LiveView view = LiveView.open(err, LiveView.interactive());
+        // Lines above the panel (or on stderr); each model's transitions as a bar.
         final Evaluation.Progress progress =
-                line -> {
-                    err.println(line);
-                    err.flush();
+                new Evaluation.Progress() {
+                    @Override
+                    public void line(final String text) {
+                        view.say(text);
+                    }
+
+                    @Override
+                    public void scored(
+                            final String what, final int done, final int total, final String line) {
+                        view.show(
+                                LiveFacts.bars(
+                                        "rwml eval",
+                                        Duration.ofNanos(System.nanoTime() - begun),
+                                        List.of(
+                                                new LiveFacts.Bar(
+                                                        "transitions of " + what, done, total))));
+                    }
                 };
         final Connection connection = runs.isEmpty() ? null : cluster.connection();
-        try (ModelCatalog catalog = new ModelCatalog(connection)) {
+        try (ModelCatalog catalog = new ModelCatalog(connection);
+                view) {
             for (final String run : runs) {
                 catalog.addRun(run, versions);
             }
@@ -329,6 +350,7 @@ final class EvalCommand implements Callable<Integer> {
                                     progress,
                                     agentEvaluation(settings))
                             .run(catalog);
+            view.close();
             stdout.printf(
                     Locale.ROOT,
                     "rwml eval: %d models on %d held-out sets in %.0f s%n",

@@ -107,7 +107,11 @@ class EvalCommandIT {
                 .containsPattern("\\d\\.\\d{3} \\[\\d\\.\\d{3}, \\d\\.\\d{3}\\]")
                 .as("the paper's defaults until the run has rewarded groups")
                 .contains("training reward spec of " + RUN + ": TEXT=embedding-cosine:0.8");
-        assertThat(eval.err()).as("progress goes to stderr").contains("eval: " + RUN + "@0 on");
+        assertThat(eval.err())
+                .as("progress goes to stderr, the transitions scored as a bar")
+                .contains("eval: loading " + RUN + "@0")
+                .containsPattern(
+                        "transitions of " + RUN + "@0 on alfworld/valid_seen +.*\\d+/\\d+");
         final List<String> csv = Files.readAllLines(out.resolve("eval.csv"));
         assertThat(csv.get(0)).isEqualTo(ReportWriter.CSV_HEADER);
         assertThat(csv)
