@@ -16,12 +16,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code ./rwml demo --quick} as a user sees it on a terminal (under {@code script}, a
- * pseudo-terminal): the live panel is redrawn in place and shows every fact the plain form shows,
- * with the same values as the plain lines the same run wrote to its log file (the form a pipe gets,
- * which {@code DemoRunIT} checks on the demo's own output); then Ctrl-C (SIGTERM here: a background
- * JVM ignores SIGINT) while the stages run stops them before the cluster they use, promptly,
- * leaving no process behind and the last facts on screen.
+ * {@code ./rwml demo --quick} twice, one after the other, as a user sees it on a terminal (under
+ * {@code script}, a pseudo-terminal) and through a pipe: the live panel is redrawn in place and
+ * shows every fact, with the same values as the plain lines the same run wrote to its log file; the
+ * pipe gets those plain lines, with the same kinds of fact. Each time, Ctrl-C (SIGTERM here: a
+ * background JVM ignores SIGINT) while the stages run stops them before the cluster they use,
+ * promptly, leaving no process behind and the last facts on screen.
  */
 @Tag("system")
 class DemoInterruptIT {
@@ -64,6 +64,25 @@ class DemoInterruptIT {
         assertThat(LiveFactsText.values(panel))
                 .isEqualTo(LiveFactsText.values(logged))
                 .isNotEmpty();
+
+        // Through a pipe: the plain lines, no escape codes, the same kinds of fact.
+        final Demo pipe =
+                run(
+                        "pipe",
+                        List.of(
+                                rwml,
+                                "demo",
+                                "--quick",
+                                "--versions",
+                                "1000",
+                                "--minutes",
+                                "10",
+                                "--dir",
+                                tmp.resolve("pipe").toString()));
+        assertThat(pipe.raw()).doesNotContain("\u001B");
+        final String plain = LiveFactsText.lastPlainBlock(pipe.text(), "] rwml demo");
+        assertThat(plain.lines()).allSatisfy(l -> assertThat(l).hasSizeLessThan(100));
+        assertThat(LiveFactsText.kinds(plain)).isEqualTo(LiveFactsText.kinds(panel));
     }
 
     /**
