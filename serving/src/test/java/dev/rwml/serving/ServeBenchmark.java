@@ -58,7 +58,8 @@ class ServeBenchmark {
                         String.format(
                                 "%2d clients: serve %.1f prompts/s, generator alone (batch %d)"
                                         + " %.1f prompts/s, serve/generator %.2f; latency p50 %d"
-                                        + " ms, p99 %d ms; %s",
+                                        + " ms, p99 %d ms; %s; mean batch %.1f rows (%d per"
+                                        + " prompt)",
                                 clients,
                                 served.promptsPerSecond(),
                                 clients,
@@ -66,7 +67,9 @@ class ServeBenchmark {
                                 served.promptsPerSecond() / alone,
                                 served.p50(),
                                 served.p99(),
-                                served.statuses()));
+                                served.statuses(),
+                                served.meanBatchRows(),
+                                N));
             }
             final int queue = 8;
             final Result overload = serve(predictor, 2 * queue, queue, random);
@@ -90,7 +93,8 @@ class ServeBenchmark {
             double promptsPerSecond,
             long p50,
             long p99,
-            ConcurrentHashMap<Integer, Integer> statuses) {}
+            ConcurrentHashMap<Integer, Integer> statuses,
+            double meanBatchRows) {}
 
     private static double generatorPromptsPerSecond(
             final PredictionModel model,
@@ -112,6 +116,7 @@ class ServeBenchmark {
         final ServedModel served = new ServedModel();
         final KeepOpen open = new KeepOpen(model);
         served.offer(open);
+        final SimpleMeterRegistry meters = new SimpleMeterRegistry();
         final ServeServer server =
                 ServeServer.start(
                         "bench",
@@ -120,7 +125,7 @@ class ServeBenchmark {
                         served,
                         ServeLimits.defaults().withQueueCapacity(queue),
                         Optional.empty(),
-                        new SimpleMeterRegistry(),
+                        meters,
                         () -> "");
         final HttpClient http = HttpClient.newHttpClient();
         final ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
@@ -166,7 +171,8 @@ class ServeBenchmark {
                     answered.get() / seconds,
                     sorted[(int) (0.5 * (sorted.length - 1))],
                     sorted[(int) Math.ceil(0.99 * (sorted.length - 1))],
-                    statuses);
+                    statuses,
+                    meters.get("rwml.serve.batch.rows").summary().mean());
         } finally {
             pool.shutdownNow();
             server.close();
