@@ -12,7 +12,6 @@ import dev.rwml.env.produce.KafkaSettings;
 import dev.rwml.env.produce.ProducerConfig;
 import dev.rwml.env.produce.ProducerResult;
 import dev.rwml.env.produce.ProgressListener;
-import dev.rwml.env.produce.ProgressPrinter;
 import dev.rwml.env.produce.TransitionProducer;
 import dev.rwml.ops.cli.live.LiveFacts;
 import dev.rwml.ops.cli.live.LiveView;
@@ -224,7 +223,8 @@ final class EnvCommand implements Runnable {
                         new TransitionProducer(
                                 config,
                                 new SimpleMeterRegistry(),
-                                new EpisodeBar(view, env.id() + "/" + split, episodes));
+                                new EpisodeProgress(
+                                        view, "run " + env.id() + "/" + split, episodes));
                 result = withGracefulStop(producer::stop, producer::run);
             }
             out.println("rwml env run: " + result.summary());
@@ -233,8 +233,12 @@ final class EnvCommand implements Runnable {
         }
     }
 
-    /** Shows {@code env run}'s episodes as a bar, with its transitions and their rate. */
-    private record EpisodeBar(LiveView view, String label, int episodes)
+    /**
+     * Shows a producer's progress on a {@link LiveView}: its transitions and their rate, and its
+     * episodes as a bar when their number is known ({@code env run}), else as a count ({@code env
+     * import}).
+     */
+    private record EpisodeProgress(LiveView view, String label, int episodes)
             implements ProgressListener {
 
         @Override
@@ -243,8 +247,9 @@ final class EnvCommand implements Runnable {
                     LiveFacts.bars(
                             String.format(
                                     Locale.ROOT,
-                                    "rwml env run %s: %d transitions, %.1f/s%s",
+                                    "rwml env %s: %s%d transitions, %.1f/s%s",
                                     label,
+                                    episodes == 0 ? p.episodes() + " episodes, " : "",
                                     p.transitions(),
                                     p.transitionsPerSecond(),
                                     p.sendErrors() == 0
@@ -310,15 +315,17 @@ final class EnvCommand implements Runnable {
                             common.interval(),
                             common.kafka());
             final PrintWriter out = spec.commandLine().getOut();
-            final ImportResult result =
-                    new TrajectoryImporter(
-                                    config,
-                                    new SimpleMeterRegistry(),
-                                    new ProgressPrinter(
-                                            out,
-                                            CommonOptions.interactive(),
-                                            "import " + file.getFileName()))
-                            .run();
+            final ImportResult result;
+            try (LiveView view =
+                    LiveView.open(out, CommonOptions.interactive(), common.progressInterval)) {
+                result =
+                        new TrajectoryImporter(
+                                        config,
+                                        new SimpleMeterRegistry(),
+                                        new EpisodeProgress(
+                                                view, "import " + file.getFileName(), 0))
+                                .run();
+            }
             for (final SkippedLine skipped : result.skipped()) {
                 spec.commandLine().getErr().println("skipped " + skipped);
             }
