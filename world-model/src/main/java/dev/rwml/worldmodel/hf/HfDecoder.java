@@ -10,14 +10,17 @@ import ai.djl.ndarray.types.Shape;
 import ai.djl.ndarray.types.SparseFormat;
 import ai.djl.nn.Activation;
 import ai.djl.nn.core.Linear;
+import ai.djl.pytorch.jni.JniUtils;
 import dev.rwml.worldmodel.checkpoint.MappedSafetensors;
 import dev.rwml.worldmodel.model.CausalLM;
 import dev.rwml.worldmodel.model.DecoderShape;
 import dev.rwml.worldmodel.model.KvCache;
+import dev.rwml.worldmodel.model.PackedLinear;
 import dev.rwml.worldmodel.model.Scalars;
 import dev.rwml.worldmodel.model.StepProfile;
 import dev.rwml.worldmodel.model.StepProfile.Part;
 import dev.rwml.worldmodel.model.Tensor;
+import dev.rwml.worldmodel.model.VectorKernels;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
@@ -27,6 +30,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,6 +47,9 @@ public final class HfDecoder implements CausalLM {
     /** Elements converted per native block while loading (64 MB of float32). */
     private static final int LOAD_BLOCK = 1 << 24;
 
+    /** Most rows of a decode step that {@link PackedLinear} multiplies (more go to the engine). */
+    private static final int PACKED_ROWS = 64;
+
     private final HfConfig config;
     private final NDManager manager;
     private final Map<String, NDArray> params;
@@ -51,6 +58,13 @@ public final class HfDecoder implements CausalLM {
     private final float attentionScale;
     private final LoraAdapter adapter;
     private final StepProfile profile;
+
+    /**
+     * The base's weights packed for decode steps by name, filled on first use and shared by views;
+     * null when {@link VectorKernels} is off or the heap cannot hold a copy.
+     */
+    private final Map<String, PackedLinear> packed;
+
     private boolean training;
 
     private HfDecoder(
@@ -59,7 +73,8 @@ public final class HfDecoder implements CausalLM {
             final Map<String, NDArray> params,
             final NDArray[] rope,
             final LoraAdapter adapter,
-            final StepProfile profile) {
+            final StepProfile profile,
+            final Map<String, PackedLinear> packed) {
         this.config = config;
         this.manager = manager;
         this.params = params;
@@ -68,6 +83,7 @@ public final class HfDecoder implements CausalLM {
         this.attentionScale = (float) (1.0 / Math.sqrt(config.headDim()));
         this.adapter = adapter;
         this.profile = profile;
+        this.packed = packed;
     }
 
     private static HfDecoder owning(
@@ -92,7 +108,8 @@ public final class HfDecoder implements CausalLM {
                     manager.create(rotation, new Shape(config.headDim(), config.headDim()))
                 },
                 null,
-                null);
+                null,
+                packedIfRoom(config));
     }
 
     /**
@@ -106,7 +123,7 @@ public final class HfDecoder implements CausalLM {
             throw new IllegalStateException("this decoder is already a view");
         }
         return new HfDecoder(
-                config, null, params, new NDArray[] {invFreq, rotateHalf}, adapter, null);
+                config, null, params, new NDArray[] {invFreq, rotateHalf}, adapter, null, packed);
     }
 
     /**
@@ -119,12 +136,26 @@ public final class HfDecoder implements CausalLM {
             throw new IllegalStateException("this decoder is already profiled");
         }
         return new HfDecoder(
-                config, null, params, new NDArray[] {invFreq, rotateHalf}, adapter, profile);
+                config,
+                null,
+                params,
+                new NDArray[] {invFreq, rotateHalf},
+                adapter,
+                profile,
+                packed);
     }
 
     @Override
     public long adapterFloatsPerToken() {
         return adapter == null ? 0 : adapter.savedFloatsPerToken();
+    }
+
+    /**
+     * Whether decode steps multiply with the Vector API kernel ({@link VectorKernels}) rather than
+     * the engine's: never while training.
+     */
+    public boolean packsDecodeSteps() {
+        return packed != null && !training;
     }
 
     /** The adapter of a view, if this is one. */
@@ -252,6 +283,10 @@ public final class HfDecoder implements CausalLM {
     @Override
     public void setTrainable(final boolean trainable) {
         training = trainable;
+        if (adapter == null && packed != null) {
+            // the weights may change from here on: pack them again when next decoding
+            packed.clear();
+        }
         for (final NDArray p : parameters().values()) {
             p.setRequiresGradient(trainable);
         }
@@ -296,7 +331,11 @@ public final class HfDecoder implements CausalLM {
     public NDArray head(final NDArray hidden) {
         final String name =
                 config.tiedEmbeddings() ? "model.embed_tokens.weight" : "lm_head.weight";
-        final NDArray logits = Linear.linear(hidden, p(name)).singletonOrThrow();
+        final PackedLinear kernel = decodeKernel(hidden, name);
+        final NDArray logits =
+                kernel != null
+                        ? kernel.apply(hidden)
+                        : Linear.linear(hidden, p(name)).singletonOrThrow();
         lap(Part.LM_HEAD);
         return logits;
     }
@@ -417,15 +456,75 @@ public final class HfDecoder implements CausalLM {
 
     private NDArray linear(final NDArray x, final String name) {
         final NDArray bias = params.get(name + ".bias");
+        final PackedLinear kernel = decodeKernel(x, name + ".weight");
         final NDArray out =
-                (bias == null
-                                ? Linear.linear(x, p(name + ".weight"))
-                                : Linear.linear(x, p(name + ".weight"), bias))
-                        .singletonOrThrow();
+                kernel != null
+                        ? kernel.apply(x)
+                        : (bias == null
+                                        ? Linear.linear(x, p(name + ".weight"))
+                                        : Linear.linear(x, p(name + ".weight"), bias))
+                                .singletonOrThrow();
         final NDArray delta = adapter == null ? null : adapter.delta(name, x, training);
         final NDArray result = delta == null ? out : out.add(delta);
         lap(Part.PROJECTIONS);
         return result;
+    }
+
+    /**
+     * The packed weight {@code weightName} for {@code x} when {@code x} is a decode step's (one
+     * position of at most {@link #PACKED_ROWS} rows, on the CPU, no gradients recorded), else null:
+     * the engine multiplies.
+     */
+    private PackedLinear decodeKernel(final NDArray x, final String weightName) {
+        if (packed == null || training || x.getDevice().isGpu()) {
+            return null;
+        }
+        final Shape shape = x.getShape();
+        final long in = shape.get(shape.dimension() - 1);
+        final long steps = shape.dimension() >= 3 ? shape.get(shape.dimension() - 2) : 1;
+        if (steps != 1 || shape.size() / in > PACKED_ROWS) {
+            return null;
+        }
+        final String weightBase = weightName.substring(0, weightName.length() - ".weight".length());
+        return packed.computeIfAbsent(
+                weightName, n -> PackedLinear.of(p(n), params.get(weightBase + ".bias")));
+    }
+
+    /**
+     * An empty map to pack the weights into when {@link VectorKernels} is on, the engine computes
+     * on one thread (the kernel runs on the calling thread only) and the heap has room for a second
+     * copy of the weights beside what it holds now; else null, saying why.
+     */
+    private static Map<String, PackedLinear> packedIfRoom(final HfConfig config) {
+        if (!VectorKernels.enabled()) {
+            return null;
+        }
+        final int threads = JniUtils.getNumThreads();
+        if (threads > 1) {
+            LOG.info(
+                    "decode steps stay on the engine's matmul: it runs {} threads, the Vector API"
+                            + " kernel one",
+                    threads);
+            return null;
+        }
+        final Runtime runtime = Runtime.getRuntime();
+        final long free = runtime.maxMemory() - (runtime.totalMemory() - runtime.freeMemory());
+        final long needed = 4L * config.parameterCount();
+        if (needed > free / 2) {
+            LOG.warn(
+                    "decode steps stay on the engine's matmul: a packed copy of the weights needs"
+                            + " {} MB and the heap has {} MB free; raise -Xmx to use the Vector"
+                            + " API kernel",
+                    needed >> 20,
+                    free >> 20);
+            return null;
+        }
+        LOG.info(
+                "decode steps of at most {} rows multiply by the Vector API kernel (a packed copy"
+                        + " of the weights, {} MB, made on first use)",
+                PACKED_ROWS,
+                needed >> 20);
+        return new ConcurrentHashMap<>();
     }
 
     private void lap(final Part part) {

@@ -11,15 +11,19 @@ import dev.rwml.worldmodel.model.CausalLM;
 import dev.rwml.worldmodel.model.KvCache;
 import dev.rwml.worldmodel.model.Masks;
 import dev.rwml.worldmodel.model.ModelConfig;
+import dev.rwml.worldmodel.model.PackedLinear;
 import dev.rwml.worldmodel.model.StepProfile;
 import dev.rwml.worldmodel.model.TransformerLM;
+import dev.rwml.worldmodel.model.VectorKernels;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,13 +39,16 @@ import org.junit.jupiter.api.Test;
  *       LM head, the log-softmax and its copy to Java, the sampler, and the rest; the engine arrays
  *       a forward creates; tokens/s beside the lower of two bounds: the bytes a step must read
  *       (weights once, plus the rows' KV cache) over the bandwidth of a streaming read, and the
- *       step's matmuls timed with their weights in cache; and prefill of the prompt;
+ *       step's matmuls timed with their weights in cache (by the engine and by the Java kernel, the
+ *       faster counting); and prefill of the prompt; all of it twice, decode steps multiplied by
+ *       the engine and then by the Vector API kernel ({@link PackedLinear}), with the ratio of the
+ *       two per G;
  *   <li>the small model of the demo (d128, 2 layers, vocabulary 1024), 8 prompts x G = 8: tokens/s,
  *       the same split of a step, and the share of it that is per-op overhead (a forward's arrays
  *       times the cost of a trivial op).
  * </ul>
  *
- * Prints; asserts nothing; about 3 minutes. {@code -Dbench.new} changes the decode steps. To
+ * Prints; asserts nothing; about 4 minutes. {@code -Dbench.new} changes the decode steps. To
  * compare with an earlier decoder, run the same benchmark classes against that commit's main
  * classes, alternating the two builds (docs/measured-figures.md lists such a run).
  */
@@ -51,6 +58,12 @@ class DecodeStepBenchmark {
     private static final int NEW = Integer.getInteger("bench.new", 48);
     private static final int[] GROUPS = {1, 8, 16};
 
+    /** {@link VectorKernels#SETTING} of each arm: the engine's matmul, then the Java kernel. */
+    private static final List<String> ARMS = List.of("engine", "vector");
+
+    /** One G's lines and its decode tokens/s. */
+    private record Decoded(List<String> lines, double tokensPerSecond) {}
+
     @Test
     void benchmarkDecodeStepAtSmolLm2Shape() throws Exception {
         final Path dir = Files.createTempDirectory("decode-step");
@@ -58,27 +71,59 @@ class DecodeStepBenchmark {
         final boolean grad = DjlRuntime.setGradMode(false);
         try (NDManager manager = DjlRuntime.newManager()) {
             final HfConfig config = RandomCheckpoints.smolLm2Shape(dir);
-            try (HfDecoder model = HfDecoder.load(dir, manager)) {
-                final double bandwidth = streamingRead(manager);
-                final long weightBytes = config.parameterCount() * Float.BYTES;
-                lines.add(
-                        String.format(
-                                Locale.ROOT,
-                                "SmolLM2-135M shape, F32, one thread: %.1f M parameters = %.0f MB"
-                                        + " read per step; streaming read %.1f GB/s; prompt %d,"
-                                        + " %d decode steps",
-                                config.parameterCount() / 1e6,
-                                weightBytes / 1e6,
-                                bandwidth / 1e9,
-                                PROMPT,
-                                NEW));
-                final SplittableRandom random = new SplittableRandom(4);
-                final int[] prompt = SharedPromptBenchmark.ids(random, config.vocabSize(), PROMPT);
-                lines.add(prefill(model, manager, prompt));
-                for (final int g : GROUPS) {
-                    lines.addAll(decode(model, manager, config, prompt, g, bandwidth));
+            final double bandwidth = streamingRead(manager);
+            final long weightBytes = config.parameterCount() * Float.BYTES;
+            lines.add(
+                    String.format(
+                            Locale.ROOT,
+                            "SmolLM2-135M shape, F32, one thread: %.1f M parameters = %.0f MB"
+                                    + " read per step; streaming read %.1f GB/s; prompt %d, %d"
+                                    + " decode steps",
+                            config.parameterCount() / 1e6,
+                            weightBytes / 1e6,
+                            bandwidth / 1e9,
+                            PROMPT,
+                            NEW));
+            final Map<Integer, double[]> hot = new TreeMap<>();
+            for (final int g : GROUPS) {
+                hot.put(g, hotMatmulMillis(manager, config, g));
+            }
+            final SplittableRandom random = new SplittableRandom(4);
+            final int[] prompt = SharedPromptBenchmark.ids(random, config.vocabSize(), PROMPT);
+            final Map<String, double[]> tokensPerSecond = new LinkedHashMap<>();
+            for (final String arm : ARMS) {
+                System.setProperty(VectorKernels.SETTING, arm);
+                try (HfDecoder model = HfDecoder.load(dir, manager)) {
+                    lines.add(
+                            "decode steps multiplied by "
+                                    + (model.packsDecodeSteps()
+                                            ? "the Vector API kernel (PackedLinear)"
+                                            : "the engine (MKL)"));
+                    lines.add(prefill(model, manager, prompt));
+                    final double[] perG = new double[GROUPS.length];
+                    for (int i = 0; i < GROUPS.length; i++) {
+                        final int g = GROUPS[i];
+                        final Decoded d =
+                                decode(model, manager, config, prompt, g, bandwidth, hot.get(g));
+                        lines.addAll(d.lines());
+                        perG[i] = d.tokensPerSecond();
+                    }
+                    tokensPerSecond.put(arm, perG);
+                } finally {
+                    System.clearProperty(VectorKernels.SETTING);
                 }
             }
+            final StringBuilder ratios = new StringBuilder("Vector API kernel / engine, tokens/s:");
+            for (int i = 0; i < GROUPS.length; i++) {
+                ratios.append(
+                        String.format(
+                                Locale.ROOT,
+                                " G = %d %.2fx;",
+                                GROUPS[i],
+                                tokensPerSecond.get("vector")[i]
+                                        / tokensPerSecond.get("engine")[i]));
+            }
+            lines.add(ratios.toString());
         } finally {
             DjlRuntime.setGradMode(grad);
             RandomCheckpoints.delete(dir);
@@ -186,14 +231,18 @@ class DecodeStepBenchmark {
                 best / 1e6);
     }
 
-    /** One G's decode: the profile of a step beside the bounds. */
-    private static List<String> decode(
+    /**
+     * One G's decode: the profile of a step beside the bounds; {@code hot} holds the step's matmuls
+     * in cache by the engine and by the Java kernel, the faster being the compute bound.
+     */
+    private static Decoded decode(
             final HfDecoder model,
             final NDManager manager,
             final HfConfig config,
             final int[] prompt,
             final int g,
-            final double bandwidth) {
+            final double bandwidth,
+            final double[] hot) {
         final StepProfile warm = new StepProfile();
         final SamplingParams warmParams = new SamplingParams(1f, 1f, 8, 7);
         new Generator(model.profiled(warm), new NeverEndingTokenizer(config.vocabSize()), warm)
@@ -211,16 +260,16 @@ class DecodeStepBenchmark {
                 2.0 * config.layers() * g * config.kvHeads() * config.headDim() * meanContext * 4;
         final double bytes = config.parameterCount() * 4.0 + kvBytes;
         final double bandwidthMs = bytes / bandwidth * 1e3;
-        final double computeMs = hotMatmulMillis(manager, config, g);
+        final double computeMs = Math.min(hot[0], hot[1]);
         final double boundMs = Math.max(bandwidthMs, computeMs);
         final List<String> lines = new ArrayList<>();
         lines.add(
                 String.format(
                         Locale.ROOT,
                         "  G = %2d: %.1f tokens/s, %.1f ms per step (wall %.1f ms); bound %.1f"
-                                + " tokens/s (read %.0f MB at %.1f ms, matmuls in cache %.1f ms):"
-                                + " %.2f of the bound, %.2f of the bandwidth bound; %d arrays per"
-                                + " forward",
+                                + " tokens/s (read %.0f MB at %.1f ms, matmuls in cache %.1f ms"
+                                + " by the engine, %.1f ms by the Java kernel): %.2f of the bound,"
+                                + " %.2f of the bandwidth bound; %d arrays per forward",
                         g,
                         g / step * 1e3,
                         step,
@@ -228,12 +277,13 @@ class DecodeStepBenchmark {
                         g / boundMs * 1e3,
                         bytes / 1e6,
                         bandwidthMs,
-                        computeMs,
+                        hot[0],
+                        hot[1],
                         boundMs / step,
                         bandwidthMs / step,
                         arraysPerForward(model, manager, g, PROMPT)));
         lines.add(split(profile));
-        return lines;
+        return new Decoded(lines, g / step * 1e3);
     }
 
     /** The parts of a mean step: milliseconds and fraction of the step. */
@@ -271,35 +321,54 @@ class DecodeStepBenchmark {
      * {@code rows} rows with their weights in cache: what the step would cost if reading weights
      * were free. The head is timed on a slice of the vocabulary and scaled.
      */
-    private static double hotMatmulMillis(
+    private static double[] hotMatmulMillis(
             final NDManager manager, final HfConfig config, final int rows) {
         final int d = config.hiddenSize();
         final int kv = config.kvHeads() * config.headDim();
         final int q = config.heads() * config.headDim();
         final int mlp = config.intermediateSize();
         final int slice = 4096;
-        final double layer =
-                hot(manager, rows, d, q)
-                        + 2 * hot(manager, rows, d, kv)
-                        + hot(manager, rows, q, d)
-                        + 2 * hot(manager, rows, d, mlp)
-                        + hot(manager, rows, mlp, d);
-        final double head = hot(manager, rows, d, slice) * config.vocabSize() / slice;
-        return config.layers() * layer + head;
+        final double[] both = new double[2];
+        for (int kernel = 0; kernel < 2; kernel++) {
+            final boolean java = kernel == 1;
+            final double layer =
+                    hot(manager, rows, d, q, java)
+                            + 2 * hot(manager, rows, d, kv, java)
+                            + hot(manager, rows, q, d, java)
+                            + 2 * hot(manager, rows, d, mlp, java)
+                            + hot(manager, rows, mlp, d, java);
+            final double head = hot(manager, rows, d, slice, java) * config.vocabSize() / slice;
+            both[kernel] = config.layers() * layer + head;
+        }
+        return both;
     }
 
-    /** Best milliseconds of (rows, in) x (out, in)^T with the weight in cache. */
+    /**
+     * Best milliseconds of (rows, in) x (out, in)^T with the weight in cache, by the engine or by
+     * the Java kernel.
+     */
     private static double hot(
-            final NDManager manager, final int rows, final int in, final int out) {
+            final NDManager manager,
+            final int rows,
+            final int in,
+            final int out,
+            final boolean javaKernel) {
         try (NDManager m = manager.newSubManager()) {
             final NDArray x = m.randomUniform(-1, 1, new Shape(rows, 1, in));
             final NDArray w = m.randomUniform(-1, 1, new Shape(out, in));
+            final PackedLinear packed = javaKernel ? PackedLinear.of(w, null) : null;
             long best = Long.MAX_VALUE;
-            for (int rep = 0; rep < 30; rep++) {
+            // the first 30 warm up (the Java kernel is compiled by then), the next 30 are timed
+            for (int rep = 0; rep < 60; rep++) {
                 try (NDManager step = m.newSubManager()) {
                     final long t0 = StepProfile.cpuNanos();
-                    final NDArray y = ai.djl.nn.core.Linear.linear(x, w).singletonOrThrow();
-                    best = Math.min(best, StepProfile.cpuNanos() - t0);
+                    final NDArray y =
+                            javaKernel
+                                    ? packed.apply(x)
+                                    : ai.djl.nn.core.Linear.linear(x, w).singletonOrThrow();
+                    if (rep >= 30) {
+                        best = Math.min(best, StepProfile.cpuNanos() - t0);
+                    }
                     y.attach(step);
                 }
             }

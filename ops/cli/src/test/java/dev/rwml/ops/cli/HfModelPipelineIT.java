@@ -37,7 +37,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * random model never writes {@code </next_state>}, so every reward would be 0 and no group would
  * carry a GRPO advantage: {@code model init --steps} first teaches it the answer format by SFT on a
  * first env run's transitions, with the prompts the prediction stage builds; the stages then work
- * on a second env run's, after that slice.
+ * on a second env run's, after that slice. The prediction stage runs with the Vector API module in
+ * {@code JAVA_OPTS}, so its decode steps go through the Java kernel.
  */
 @Tag("system")
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
@@ -122,8 +123,10 @@ class HfModelPipelineIT {
                 .contains("next offsets of rwml.transitions for the prediction stage");
         // the stages start after the slice (start.from=after-base): new episodes to predict
         rwml.runToEnd("env-after-init", "env run --env alfworld --agents 2 --episodes 3 --seed 2");
+        // decode steps through the Vector API kernel, as docs/models-and-gpus.md shows
         final Child predict =
-                rwml.start(
+                rwml.startWithJavaOptions(
+                        "--add-modules jdk.incubator.vector",
                         run + "-predict",
                         "predict --device cpu --run "
                                 + run
@@ -152,7 +155,8 @@ class HfModelPipelineIT {
                 .contains(
                         "Prediction stage of run "
                                 + run
-                                + ": PyTorch 2.7.1 on cpu() (model.device=cpu");
+                                + ": PyTorch 2.7.1 on cpu() (model.device=cpu")
+                .contains("multiply by the Vector API kernel");
         assertThat(Files.readString(train.log()))
                 .contains("Trainer of run " + run + ": PyTorch 2.7.1 on cpu() (model.device=cpu");
         RwmlProcesses.stop(stages);

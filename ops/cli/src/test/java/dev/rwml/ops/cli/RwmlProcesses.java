@@ -156,8 +156,30 @@ final class RwmlProcesses
         return launch(name, args);
     }
 
+    /**
+     * {@link #start}, with {@code javaOptions} in {@code JAVA_OPTS}, as a user adds JVM options to
+     * one command.
+     */
+    Child startWithJavaOptions(
+            final String javaOptions,
+            final String name,
+            final String commandLine,
+            final String... more)
+            throws IOException {
+        final List<String> args = new ArrayList<>(List.of(commandLine.split(" ")));
+        args.addAll(List.of(more));
+        args.add("--data-dir");
+        args.add(data.toString());
+        return launch(name, args, javaOptions);
+    }
+
     /** Starts {@code ./rwml <args>} exactly as given (no {@code --data-dir} added). */
     Child launch(final String name, final List<String> args) throws IOException {
+        return launch(name, args, null);
+    }
+
+    private Child launch(final String name, final List<String> args, final String javaOptions)
+            throws IOException {
         final List<String> command = new ArrayList<>();
         command.add(root.resolve("rwml").toString());
         command.addAll(args);
@@ -169,6 +191,9 @@ final class RwmlProcesses
         // The JVM of this test, and none of a developer's RWML_* settings.
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
         builder.environment().keySet().removeIf(key -> key.startsWith("RWML_"));
+        if (javaOptions != null) {
+            builder.environment().put("JAVA_OPTS", javaOptions);
+        }
         final Child child =
                 new Child(
                         name,
