@@ -14,9 +14,9 @@ import jdk.incubator.vector.VectorSpecies;
  *
  * <p>The weight is stored in panels of {@link #PANEL} output columns, each panel {@code in} rows of
  * {@code PANEL} floats, so a step reads memory front to back; eight rows of {@code x} are
- * multiplied against one pass over a panel, their sums held in registers (a shorter tail of rows in
- * blocks of four and one). Only loaded when {@link VectorKernels#enabled()} says the incubator
- * module is there.
+ * multiplied against one pass over a panel, their sums held in registers (a tail of two to seven
+ * rows is padded to eight; a single row has its own loop, which streams). Only loaded when {@link
+ * VectorKernels#enabled()} says the incubator module is there.
  */
 public final class PackedLinear {
 
@@ -97,11 +97,16 @@ public final class PackedLinear {
         for (; r + 8 <= rows; r += 8) {
             eight(x, r, y);
         }
-        for (; r + 4 <= rows; r += 4) {
-            four(x, r, y);
-        }
-        for (; r < rows; r++) {
+        final int left = rows - r;
+        if (left == 1) {
             one(x, r, y);
+        } else if (left > 1) {
+            // two to seven rows: one pass over the weights as eight, the missing rows zero
+            final float[] padded = new float[8 * in];
+            System.arraycopy(x, r * in, padded, 0, left * in);
+            final float[] sums = new float[8 * out];
+            eight(padded, 0, sums);
+            System.arraycopy(sums, 0, y, r * out, left * out);
         }
         if (bias != null) {
             for (int row = 0; row < rows; row++) {
@@ -173,44 +178,6 @@ public final class PackedLinear {
             store(a5, b5, y, r0 + 5, col);
             store(a6, b6, y, r0 + 6, col);
             store(a7, b7, y, r0 + 7, col);
-        }
-    }
-
-    private void four(final float[] x, final int r0, final float[] y) {
-        final int x0 = r0 * in;
-        for (int p = 0; p * PANEL < out; p++) {
-            final int pb = p * PANEL * in;
-            FloatVector a0 = FloatVector.zero(SPECIES);
-            FloatVector b0 = FloatVector.zero(SPECIES);
-            FloatVector a1 = FloatVector.zero(SPECIES);
-            FloatVector b1 = FloatVector.zero(SPECIES);
-            FloatVector a2 = FloatVector.zero(SPECIES);
-            FloatVector b2 = FloatVector.zero(SPECIES);
-            FloatVector a3 = FloatVector.zero(SPECIES);
-            FloatVector b3 = FloatVector.zero(SPECIES);
-            for (int i = 0; i < in; i++) {
-                final int wi = pb + i * PANEL;
-                final FloatVector w0 = FloatVector.fromArray(SPECIES, panels, wi);
-                final FloatVector w1 = FloatVector.fromArray(SPECIES, panels, wi + LANES);
-                final int xi = x0 + i;
-                FloatVector v = FloatVector.broadcast(SPECIES, x[xi]);
-                a0 = w0.fma(v, a0);
-                b0 = w1.fma(v, b0);
-                v = FloatVector.broadcast(SPECIES, x[xi + in]);
-                a1 = w0.fma(v, a1);
-                b1 = w1.fma(v, b1);
-                v = FloatVector.broadcast(SPECIES, x[xi + 2 * in]);
-                a2 = w0.fma(v, a2);
-                b2 = w1.fma(v, b2);
-                v = FloatVector.broadcast(SPECIES, x[xi + 3 * in]);
-                a3 = w0.fma(v, a3);
-                b3 = w1.fma(v, b3);
-            }
-            final int col = p * PANEL;
-            store(a0, b0, y, r0, col);
-            store(a1, b1, y, r0 + 1, col);
-            store(a2, b2, y, r0 + 2, col);
-            store(a3, b3, y, r0 + 3, col);
         }
     }
 

@@ -12,9 +12,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The Vector API kernel against the engine's matmul: every row count through its blocks of eight,
- * four and one, an output size that leaves the last panel part empty, an odd input size, with and
- * without a bias.
+ * The Vector API kernel against the engine's matmul: row counts through its blocks of eight, a
+ * padded tail and a single row, an output size that leaves the last panel part empty, an odd input
+ * size, with and without a bias.
  */
 class PackedLinearTest {
 
