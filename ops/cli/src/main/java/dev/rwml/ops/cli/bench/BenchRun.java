@@ -186,15 +186,6 @@ public final class BenchRun {
         }
     }
 
-    /**
-     * What the bench produced.
-     *
-     * @param report the evaluation of every model
-     * @param reportDir where report.html, report.md and the CSV files are
-     * @param trainedArms arms trained by this invocation (the others were already done)
-     */
-    public record Result(EvalReport report, Path reportDir, int trainedArms) {}
-
     private final Settings settings;
     private final PrintWriter out;
     private final boolean interactive;
@@ -210,8 +201,8 @@ public final class BenchRun {
         this.interactive = interactive;
     }
 
-    /** Runs what is not done yet, then evaluates everything. */
-    public Result run() throws IOException, InterruptedException {
+    /** Runs what is not done yet, then evaluates everything into {@code <dir>/report/}. */
+    public void run() throws IOException, InterruptedException {
         final BenchState state = BenchState.resume(settings.dir(), settings.identity());
         say("Starting the embedded Kafka broker and schema registry under %s ...", settings.dir());
         try (EmbeddedCluster cluster = EmbeddedCluster.start(settings.dir().resolve("cluster"))) {
@@ -230,7 +221,6 @@ public final class BenchRun {
                             : Optional.empty();
             final Map<Integer, Map<Arm, String>> runs = new TreeMap<>();
             final List<Arm> trainedArms = settings.training().arms();
-            int trained = 0;
             final int total = settings.data().seeds() * trainedArms.size();
             int step = 0;
             for (int seed = 1; seed <= settings.data().seeds(); seed++) {
@@ -261,12 +251,11 @@ public final class BenchRun {
                         say(
                                 "[%d/%d] %s seed %d: trained in %.0f s",
                                 step, total, arm.id(), seed, (System.nanoTime() - t0) / 1e9);
-                        trained++;
                     }
                     runs.computeIfAbsent(seed, k -> new EnumMap<>(Arm.class)).put(arm, run);
                 }
             }
-            return report(connection, arms, runs, trained, started);
+            report(connection, arms, runs, started);
         }
     }
 
@@ -298,11 +287,10 @@ public final class BenchRun {
     }
 
     /** Evaluates the base and every arm's runs, and writes the report and bench.md. */
-    private Result report(
+    private void report(
             final Connection connection,
             final BenchArms arms,
             final Map<Integer, Map<Arm, String>> runs,
-            final int trained,
             final long started)
             throws IOException {
         final Map<String, Long> matched = arms.matchedUpdates(runs);
@@ -346,7 +334,6 @@ public final class BenchRun {
         say(
                 "Bench finished in %.0f s: %s (and report.html, report.md, transitions.csv)",
                 (System.nanoTime() - started) / 1e9, reportDir.resolve("bench.md"));
-        return new Result(report, reportDir, trained);
     }
 
     /** Per seed, what the offline filter decided on the RWML arm's slice. */
