@@ -65,6 +65,9 @@ public final class HfDecoder implements CausalLM {
      */
     private final Map<String, PackedLinear> packed;
 
+    /** A decode step's arithmetic in Java over {@link #packed}; null when that is. */
+    private final PackedDecodeStep packedStep;
+
     private boolean training;
 
     private HfDecoder(
@@ -74,7 +77,8 @@ public final class HfDecoder implements CausalLM {
             final NDArray[] rope,
             final LoraAdapter adapter,
             final StepProfile profile,
-            final Map<String, PackedLinear> packed) {
+            final Map<String, PackedLinear> packed,
+            final PackedDecodeStep packedStep) {
         this.config = config;
         this.manager = manager;
         this.params = params;
@@ -84,6 +88,7 @@ public final class HfDecoder implements CausalLM {
         this.adapter = adapter;
         this.profile = profile;
         this.packed = packed;
+        this.packedStep = packedStep;
     }
 
     private static HfDecoder owning(
@@ -99,17 +104,20 @@ public final class HfDecoder implements CausalLM {
             rotation[(i + half) * config.headDim() + i] = -1f;
             rotation[i * config.headDim() + i + half] = 1f;
         }
+        final Map<String, NDArray> frozen = Collections.unmodifiableMap(params);
+        final Map<String, PackedLinear> packed = packedIfRoom(config);
         return new HfDecoder(
                 config,
                 manager,
-                Collections.unmodifiableMap(params),
+                frozen,
                 new NDArray[] {
                     manager.create(freq),
                     manager.create(rotation, new Shape(config.headDim(), config.headDim()))
                 },
                 null,
                 null,
-                packedIfRoom(config));
+                packed,
+                packed == null ? null : new PackedDecodeStep(config, frozen, packed, freq));
     }
 
     /**
@@ -123,7 +131,14 @@ public final class HfDecoder implements CausalLM {
             throw new IllegalStateException("this decoder is already a view");
         }
         return new HfDecoder(
-                config, null, params, new NDArray[] {invFreq, rotateHalf}, adapter, null, packed);
+                config,
+                null,
+                params,
+                new NDArray[] {invFreq, rotateHalf},
+                adapter,
+                null,
+                packed,
+                packedStep);
     }
 
     /**
@@ -142,7 +157,8 @@ public final class HfDecoder implements CausalLM {
                 new NDArray[] {invFreq, rotateHalf},
                 adapter,
                 profile,
-                packed);
+                packed,
+                packedStep);
     }
 
     @Override
@@ -308,6 +324,14 @@ public final class HfDecoder implements CausalLM {
                 ids.getNDArrayInternal()
                         .embedding(ids, p("model.embed_tokens.weight"), SparseFormat.DENSE)
                         .singletonOrThrow();
+        if (packedStep != null
+                && adapter == null
+                && !training
+                && steps == 1
+                && batch <= PACKED_ROWS
+                && !x.getDevice().isGpu()) {
+            return packedHidden(x, positions, bias, cache);
+        }
         final Pass pass =
                 new Pass(
                         batch,
@@ -323,6 +347,54 @@ public final class HfDecoder implements CausalLM {
         }
         lap(Part.OTHER);
         final NDArray normed = rmsNorm(x, p("model.norm.weight"));
+        lap(Part.LM_HEAD);
+        return normed;
+    }
+
+    /**
+     * {@link #hidden} of a decode step with the layers' arithmetic in Java ({@link
+     * PackedDecodeStep}) and only the KV cache and attention in the engine.
+     */
+    private NDArray packedHidden(
+            final NDArray embedded,
+            final NDArray positions,
+            final NDArray bias,
+            final KvCache cache) {
+        final NDManager m = embedded.getManager();
+        final long batch = embedded.getShape().get(0);
+        final int rows = Math.toIntExact(batch);
+        final int hd = config.headDim();
+        final float[] x = embedded.toFloatArray();
+        final float[][] rotary = packedStep.rotary(positions.toLongArray());
+        final Pass pass =
+                new Pass(
+                        batch,
+                        1,
+                        null,
+                        bias == null ? null : grouped(bias),
+                        Scalars.of(embedded, attentionScale));
+        lap(Part.OTHER);
+        for (int l = 0; l < config.layers(); l++) {
+            final float[][] qkv = packedStep.queryKeyValue(l, x, rows, rotary);
+            lap(Part.PROJECTIONS);
+            // (rows, heads * headDim) of one step is (batch, heads, 1, headDim) in memory
+            final NDArray q = m.create(qkv[0], new Shape(batch, config.heads(), 1, hd));
+            NDArray k = m.create(qkv[1], new Shape(batch, config.kvHeads(), 1, hd));
+            NDArray v = m.create(qkv[2], new Shape(batch, config.kvHeads(), 1, hd));
+            if (cache != null) {
+                final NDArray[] kv = cache.append(l, k, v);
+                k = kv[0];
+                v = kv[1];
+            }
+            final float[] attended = attention(q, k, v, pass).toFloatArray();
+            lap(Part.ATTENTION);
+            packedStep.finish(l, x, rows, attended);
+            lap(Part.PROJECTIONS);
+        }
+        if (cache != null) {
+            cache.advance(1);
+        }
+        final NDArray normed = packedStep.finalNorm(x, rows, m);
         lap(Part.LM_HEAD);
         return normed;
     }
@@ -485,9 +557,7 @@ public final class HfDecoder implements CausalLM {
         if (steps != 1 || shape.size() / in > PACKED_ROWS) {
             return null;
         }
-        final String weightBase = weightName.substring(0, weightName.length() - ".weight".length());
-        return packed.computeIfAbsent(
-                weightName, n -> PackedLinear.of(p(n), params.get(weightBase + ".bias")));
+        return packedStep.linear(weightName.substring(0, weightName.length() - ".weight".length()));
     }
 
     /**

@@ -1,0 +1,164 @@
+package dev.rwml.worldmodel.hf;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
+import dev.rwml.worldmodel.model.PackedLinear;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The arithmetic of one decode step of {@link HfDecoder} done in Java on float arrays, around the
+ * attention the engine does: per layer the RMSNorms, the projections by {@link PackedLinear}, the
+ * query/key norms, the rotary embedding, the SwiGLU and the residual additions, so that a step
+ * crosses into the engine a few times per layer instead of about fifty. The same operations in the
+ * same order as {@link HfDecoder}'s NDArray code, in float32; only the order of some sums differs.
+ */
+final class PackedDecodeStep {
+
+    private final HfConfig config;
+    private final Map<String, NDArray> params;
+    private final Map<String, PackedLinear> packed;
+    private final Map<String, float[]> vectors = new ConcurrentHashMap<>();
+    private final float[] invFreq;
+
+    PackedDecodeStep(
+            final HfConfig config,
+            final Map<String, NDArray> params,
+            final Map<String, PackedLinear> packed,
+            final float[] invFreq) {
+        this.config = config;
+        this.params = params;
+        this.packed = packed;
+        this.invFreq = invFreq;
+    }
+
+    /**
+     * The packed weight {@code name} (its {@code .weight} and {@code .bias}), packed on first use.
+     */
+    PackedLinear linear(final String name) {
+        return packed.computeIfAbsent(
+                name + ".weight", n -> PackedLinear.of(params.get(n), params.get(name + ".bias")));
+    }
+
+    /** A norm's weight as floats, copied on first use. */
+    private float[] vector(final String name) {
+        return vectors.computeIfAbsent(name, n -> params.get(n).toFloatArray());
+    }
+
+    /**
+     * cos and sin (rows, headDim) of each row's position, in float32 as the engine computes them.
+     */
+    float[][] rotary(final long[] positions) {
+        final int hd = config.headDim();
+        final int half = hd / 2;
+        final float[] cos = new float[positions.length * hd];
+        final float[] sin = new float[positions.length * hd];
+        for (int r = 0; r < positions.length; r++) {
+            final float p = positions[r];
+            for (int i = 0; i < half; i++) {
+                final float angle = p * invFreq[i];
+                final float c = (float) Math.cos(angle);
+                final float s = (float) Math.sin(angle);
+                cos[r * hd + i] = c;
+                cos[r * hd + half + i] = c;
+                sin[r * hd + i] = s;
+                sin[r * hd + half + i] = s;
+            }
+        }
+        return new float[][] {cos, sin};
+    }
+
+    /**
+     * The attention half of layer {@code l} up to the engine: the queries (rows, heads * headDim),
+     * keys and values (rows, kvHeads * headDim), normed and rotated, of the hidden state {@code x}.
+     */
+    float[][] queryKeyValue(final int l, final float[] x, final int rows, final float[][] rotary) {
+        final String b = HfConfig.layerPrefix(l);
+        final float[] h =
+                rmsNorm(x, rows, config.hiddenSize(), vector(b + "input_layernorm.weight"));
+        final float[] q = linear(b + "self_attn.q_proj").apply(h, rows);
+        final float[] k = linear(b + "self_attn.k_proj").apply(h, rows);
+        final float[] v = linear(b + "self_attn.v_proj").apply(h, rows);
+        final int hd = config.headDim();
+        if (config.architecture().qkNorm()) {
+            rmsNormInPlace(q, q.length / hd, hd, vector(b + "self_attn.q_norm.weight"));
+            rmsNormInPlace(k, k.length / hd, hd, vector(b + "self_attn.k_norm.weight"));
+        }
+        rotate(q, rows, config.heads(), rotary);
+        rotate(k, rows, config.kvHeads(), rotary);
+        return new float[][] {q, k, v};
+    }
+
+    /**
+     * The rest of layer {@code l} after the engine's attention: the output projection and residual,
+     * the MLP and its residual, added into {@code x} in place.
+     */
+    void finish(final int l, final float[] x, final int rows, final float[] attended) {
+        final String b = HfConfig.layerPrefix(l);
+        final int d = config.hiddenSize();
+        add(x, linear(b + "self_attn.o_proj").apply(attended, rows));
+        final float[] m = rmsNorm(x, rows, d, vector(b + "post_attention_layernorm.weight"));
+        final float[] gate = linear(b + "mlp.gate_proj").apply(m, rows);
+        final float[] up = linear(b + "mlp.up_proj").apply(m, rows);
+        for (int i = 0; i < gate.length; i++) {
+            final float g = gate[i];
+            gate[i] = g * (float) (1.0 / (1.0 + Math.exp(-g))) * up[i];
+        }
+        add(x, linear(b + "mlp.down_proj").apply(gate, rows));
+    }
+
+    /** The final norm of {@code x} as (batch, 1, hidden) in {@code manager}. */
+    NDArray finalNorm(final float[] x, final int rows, final NDManager manager) {
+        final int d = config.hiddenSize();
+        return manager.create(
+                rmsNorm(x, rows, d, vector("model.norm.weight")), new Shape(rows, 1, d));
+    }
+
+    /** x / sqrt(mean(x^2) + eps) * w per row of {@code width}, into a new array. */
+    private float[] rmsNorm(final float[] x, final int rows, final int width, final float[] w) {
+        final float[] out = x.clone();
+        rmsNormInPlace(out, rows, width, w);
+        return out;
+    }
+
+    private void rmsNormInPlace(final float[] x, final int rows, final int width, final float[] w) {
+        final float eps = (float) config.rmsNormEps();
+        for (int r = 0; r < rows; r++) {
+            final int base = r * width;
+            float sum = 0f;
+            for (int i = 0; i < width; i++) {
+                sum += x[base + i] * x[base + i];
+            }
+            final float rms = (float) Math.sqrt(sum / width + eps);
+            for (int i = 0; i < width; i++) {
+                x[base + i] = x[base + i] / rms * w[i];
+            }
+        }
+    }
+
+    /** x * cos + rotate_half(x) * sin for each head of each row, in place. */
+    private void rotate(final float[] x, final int rows, final int heads, final float[][] rotary) {
+        final int hd = config.headDim();
+        final int half = hd / 2;
+        final float[] cos = rotary[0];
+        final float[] sin = rotary[1];
+        for (int r = 0; r < rows; r++) {
+            for (int h = 0; h < heads; h++) {
+                final int base = (r * heads + h) * hd;
+                for (int i = 0; i < half; i++) {
+                    final float x1 = x[base + i];
+                    final float x2 = x[base + half + i];
+                    x[base + i] = x1 * cos[r * hd + i] + -x2 * sin[r * hd + i];
+                    x[base + half + i] = x2 * cos[r * hd + half + i] + x1 * sin[r * hd + half + i];
+                }
+            }
+        }
+    }
+
+    private static void add(final float[] x, final float[] delta) {
+        for (int i = 0; i < x.length; i++) {
+            x[i] += delta[i];
+        }
+    }
+}
