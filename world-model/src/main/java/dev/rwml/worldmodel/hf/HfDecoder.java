@@ -329,7 +329,10 @@ public final class HfDecoder implements CausalLM {
                 && !training
                 && steps == 1
                 && batch <= PACKED_ROWS
-                && !x.getDevice().isGpu()) {
+                && !x.getDevice().isGpu()
+                && (cache == null || cache.length() > 0)
+                && (bias == null || keyBias(bias, batch))) {
+            // a step after a prefill: the cache moves to Java, where the engine never reads it
             return packedHidden(x, positions, bias, cache);
         }
         final Pass pass =
@@ -351,42 +354,44 @@ public final class HfDecoder implements CausalLM {
         return normed;
     }
 
+    /** Whether {@code bias} is a bias per key only, (batch or 1, 1, 1, keys), as decoding uses. */
+    private static boolean keyBias(final NDArray bias, final long batch) {
+        final Shape shape = bias.getShape();
+        return shape.dimension() == 4
+                && (shape.get(0) == 1 || shape.get(0) == batch)
+                && shape.get(1) == 1
+                && shape.get(2) == 1;
+    }
+
     /**
-     * {@link #hidden} of a decode step with the layers' arithmetic in Java ({@link
-     * PackedDecodeStep}) and only the KV cache and attention in the engine.
+     * {@link #hidden} of a decode step computed in Java ({@link PackedDecodeStep}), attention over
+     * the KV cache included; the engine embeds the ids and receives the final hidden state.
      */
     private NDArray packedHidden(
             final NDArray embedded,
             final NDArray positions,
             final NDArray bias,
             final KvCache cache) {
-        final NDManager m = embedded.getManager();
-        final long batch = embedded.getShape().get(0);
-        final int rows = Math.toIntExact(batch);
-        final int hd = config.headDim();
+        final int rows = Math.toIntExact(embedded.getShape().get(0));
         final float[] x = embedded.toFloatArray();
         final float[][] rotary = packedStep.rotary(positions.toLongArray());
-        final Pass pass =
-                new Pass(
-                        batch,
-                        1,
-                        null,
-                        bias == null ? null : grouped(bias),
-                        Scalars.of(embedded, attentionScale));
+        final float[] keyBias = bias == null ? null : bias.toFloatArray();
+        final int biasRows = bias == null ? 0 : Math.toIntExact(bias.getShape().get(0));
         lap(Part.OTHER);
         for (int l = 0; l < config.layers(); l++) {
             final float[][] qkv = packedStep.queryKeyValue(l, x, rows, rotary);
             lap(Part.PROJECTIONS);
-            // (rows, heads * headDim) of one step is (batch, heads, 1, headDim) in memory
-            final NDArray q = m.create(qkv[0], new Shape(batch, config.heads(), 1, hd));
-            NDArray k = m.create(qkv[1], new Shape(batch, config.kvHeads(), 1, hd));
-            NDArray v = m.create(qkv[2], new Shape(batch, config.kvHeads(), 1, hd));
-            if (cache != null) {
-                final NDArray[] kv = cache.append(l, k, v);
-                k = kv[0];
-                v = kv[1];
-            }
-            final float[] attended = attention(q, k, v, pass).toFloatArray();
+            final float[] attended =
+                    packedStep.attention(
+                            l,
+                            qkv[0],
+                            qkv[1],
+                            qkv[2],
+                            rows,
+                            cache,
+                            keyBias,
+                            biasRows,
+                            attentionScale);
             lap(Part.ATTENTION);
             packedStep.finish(l, x, rows, attended);
             lap(Part.PROJECTIONS);
@@ -394,7 +399,7 @@ public final class HfDecoder implements CausalLM {
         if (cache != null) {
             cache.advance(1);
         }
-        final NDArray normed = packedStep.finalNorm(x, rows, m);
+        final NDArray normed = packedStep.finalNorm(x, rows, embedded.getManager());
         lap(Part.LM_HEAD);
         return normed;
     }

@@ -3,18 +3,25 @@ package dev.rwml.worldmodel.hf;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
+import dev.rwml.worldmodel.model.KvCache;
 import dev.rwml.worldmodel.model.PackedLinear;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
 
 /**
- * The arithmetic of one decode step of {@link HfDecoder} done in Java on float arrays, around the
- * attention the engine does: per layer the RMSNorms, the projections by {@link PackedLinear}, the
- * query/key norms, the rotary embedding, the SwiGLU and the residual additions, so that a step
- * crosses into the engine a few times per layer instead of about fifty. The same operations in the
- * same order as {@link HfDecoder}'s NDArray code, in float32; only the order of some sums differs.
+ * One decode step of {@link HfDecoder} done in Java on float arrays: per layer the RMSNorms, the
+ * projections by {@link PackedLinear}, the query/key norms, the rotary embedding, grouped-query
+ * attention over the KV cache (held in Java from the step's first layer on, {@link
+ * KvCache#onHost}), the SwiGLU and the residual additions, so that a step enters the engine only
+ * for its embedding and what follows the hidden state. The same operations as {@link HfDecoder}'s
+ * NDArray code, in float32; only the order of some sums differs.
  */
 final class PackedDecodeStep {
+
+    private static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
 
     private final HfConfig config;
     private final Map<String, NDArray> params;
@@ -108,6 +115,83 @@ final class PackedDecodeStep {
         add(x, linear(b + "mlp.down_proj").apply(gate, rows));
     }
 
+    /**
+     * Grouped-query attention of one step: the rows' queries (rows, heads * headDim) over the
+     * cached keys and values of layer {@code l} with this step's {@code k} and {@code v} (rows,
+     * kvHeads * headDim) written at the cache's next position (or over these alone without a
+     * cache); {@code bias} (biasRows, keys) is added to each row's scores (one row of it for every
+     * row when biasRows is 1), or null. Returns (rows, heads * headDim).
+     */
+    float[] attention(
+            final int l,
+            final float[] q,
+            final float[] k,
+            final float[] v,
+            final int rows,
+            final KvCache cache,
+            final float[] bias,
+            final int biasRows,
+            final float scale) {
+        final int hd = config.headDim();
+        final int heads = config.heads();
+        final int kvHeads = config.kvHeads();
+        final int group = config.groupSize();
+        final float[] keys;
+        final float[] values;
+        final int capacity;
+        final int position;
+        if (cache == null) {
+            keys = k;
+            values = v;
+            capacity = 1;
+            position = 0;
+        } else {
+            final float[][] host = cache.onHost(l);
+            keys = host[0];
+            values = host[1];
+            capacity = cache.capacity();
+            position = cache.length();
+            for (int r = 0; r < rows; r++) {
+                for (int j = 0; j < kvHeads; j++) {
+                    final int at = ((r * kvHeads + j) * capacity + position) * hd;
+                    System.arraycopy(k, (r * kvHeads + j) * hd, keys, at, hd);
+                    System.arraycopy(v, (r * kvHeads + j) * hd, values, at, hd);
+                }
+            }
+        }
+        final int count = position + 1;
+        final int biasStride = bias == null ? 0 : bias.length / biasRows;
+        final float[] out = new float[rows * heads * hd];
+        final float[] scores = new float[count];
+        for (int r = 0; r < rows; r++) {
+            final int biasBase = bias == null ? 0 : (biasRows == 1 ? 0 : r) * biasStride;
+            for (int j = 0; j < kvHeads; j++) {
+                final int kv = (r * kvHeads + j) * capacity * hd;
+                for (int g = 0; g < group; g++) {
+                    final int qh = (r * heads + j * group + g) * hd;
+                    float max = Float.NEGATIVE_INFINITY;
+                    for (int t = 0; t < count; t++) {
+                        float score = dot(q, qh, keys, kv + t * hd, hd) * scale;
+                        if (bias != null) {
+                            score += bias[biasBase + t];
+                        }
+                        scores[t] = score;
+                        max = Math.max(max, score);
+                    }
+                    float sum = 0f;
+                    for (int t = 0; t < count; t++) {
+                        scores[t] = (float) Math.exp(scores[t] - max);
+                        sum += scores[t];
+                    }
+                    for (int t = 0; t < count; t++) {
+                        axpy(scores[t] / sum, values, kv + t * hd, out, qh, hd);
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
     /** The final norm of {@code x} as (batch, 1, hidden) in {@code manager}. */
     NDArray finalNorm(final float[] x, final int rows, final NDManager manager) {
         final int d = config.hiddenSize();
@@ -153,6 +237,43 @@ final class PackedDecodeStep {
                     x[base + half + i] = x2 * cos[r * hd + half + i] + x1 * sin[r * hd + half + i];
                 }
             }
+        }
+    }
+
+    /** a[ao..ao+n) . b[bo..bo+n) */
+    private static float dot(
+            final float[] a, final int ao, final float[] b, final int bo, final int n) {
+        FloatVector sums = FloatVector.zero(SPECIES);
+        int i = 0;
+        for (; i + SPECIES.length() <= n; i += SPECIES.length()) {
+            sums =
+                    FloatVector.fromArray(SPECIES, a, ao + i)
+                            .fma(FloatVector.fromArray(SPECIES, b, bo + i), sums);
+        }
+        float sum = sums.reduceLanes(VectorOperators.ADD);
+        for (; i < n; i++) {
+            sum += a[ao + i] * b[bo + i];
+        }
+        return sum;
+    }
+
+    /** y[yo..yo+n) += s * x[xo..xo+n) */
+    private static void axpy(
+            final float s,
+            final float[] x,
+            final int xo,
+            final float[] y,
+            final int yo,
+            final int n) {
+        final FloatVector scale = FloatVector.broadcast(SPECIES, s);
+        int i = 0;
+        for (; i + SPECIES.length() <= n; i += SPECIES.length()) {
+            FloatVector.fromArray(SPECIES, x, xo + i)
+                    .fma(scale, FloatVector.fromArray(SPECIES, y, yo + i))
+                    .intoArray(y, yo + i);
+        }
+        for (; i < n; i++) {
+            y[yo + i] += s * x[xo + i];
         }
     }
 

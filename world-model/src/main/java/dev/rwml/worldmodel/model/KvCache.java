@@ -17,6 +17,15 @@ public final class KvCache implements AutoCloseable {
     private final int capacity;
     private int length;
 
+    /**
+     * Per layer, the keys and values copied out of the engine for decode steps computed in Java
+     * (null until {@link #onHost} first asks for a layer); from then on the newest positions are
+     * only here.
+     */
+    private float[][] hostKeys;
+
+    private float[][] hostValues;
+
     /** Allocates a cache of the small GPT {@code config} (one slot per attention head). */
     public KvCache(
             final NDManager manager,
@@ -68,6 +77,11 @@ public final class KvCache implements AutoCloseable {
      * this, once per layer).
      */
     public NDArray[] append(final int layer, final NDArray k, final NDArray v) {
+        if (hostKeys != null) {
+            throw new IllegalStateException(
+                    "this cache's newest positions are held in Java (onHost): the engine cannot"
+                            + " append to it");
+        }
         final int steps = (int) k.getShape().get(2);
         if (length + steps > capacity) {
             throw new IllegalStateException(
@@ -86,6 +100,23 @@ public final class KvCache implements AutoCloseable {
         return new NDArray[] {cachedKeys, cachedValues};
     }
 
+    /**
+     * Layer {@code layer}'s keys and values as float arrays (batch, kvHeads, capacity, headDim),
+     * copied from the engine on the first call for the layer, for decode steps that attend in Java
+     * and write their new position into them; after that the engine's {@link #append} refuses.
+     */
+    public float[][] onHost(final int layer) {
+        if (hostKeys == null) {
+            hostKeys = new float[keys.length][];
+            hostValues = new float[values.length][];
+        }
+        if (hostKeys[layer] == null) {
+            hostKeys[layer] = keys[layer].toFloatArray();
+            hostValues[layer] = values[layer].toFloatArray();
+        }
+        return new float[][] {hostKeys[layer], hostValues[layer]};
+    }
+
     /** Marks {@code steps} more positions as cached, after every layer appended them. */
     public void advance(final int steps) {
         length += steps;
@@ -97,6 +128,11 @@ public final class KvCache implements AutoCloseable {
      * keys and values.
      */
     public KvCache selectRows(final NDManager manager, final long[] rows) {
+        if (hostKeys != null) {
+            throw new IllegalStateException(
+                    "this cache's newest positions are held in Java (onHost): the engine cannot"
+                            + " select its rows");
+        }
         final NDArray[] k = new NDArray[keys.length];
         final NDArray[] v = new NDArray[values.length];
         // The index stays open with the manager: autograd keeps it for the backward pass.
