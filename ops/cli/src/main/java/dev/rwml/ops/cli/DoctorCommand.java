@@ -10,6 +10,7 @@ import dev.rwml.ops.embedded.EmbeddedCluster;
 import dev.rwml.scoring.EmbeddingSettings;
 import dev.rwml.serving.ServeConfig;
 import dev.rwml.worldmodel.ModelRuntime;
+import dev.rwml.worldmodel.model.VectorKernels;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -79,7 +80,11 @@ final class DoctorCommand implements Callable<Integer> {
                         "java",
                         LOCAL_LIMIT,
                         "the JVM is overloaded",
-                        () -> HostChecks.java(Runtime.version(), Runtime.getRuntime().maxMemory())),
+                        () ->
+                                HostChecks.java(
+                                        Runtime.version(),
+                                        Runtime.getRuntime().maxMemory(),
+                                        VectorKernels.enabled())),
                 new Check(
                         "disk",
                         LOCAL_LIMIT,

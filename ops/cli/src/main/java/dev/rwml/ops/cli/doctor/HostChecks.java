@@ -29,15 +29,24 @@ public final class HostChecks {
      */
     public record PortUse(int port, String user, String elsewhere) {}
 
-    /** The Java version and the maximum heap, refused below {@link #MIN_HEAP}. */
-    public static Finding java(final Runtime.Version version, final long maxHeap) {
+    /**
+     * The Java version, the maximum heap (refused below {@link #MIN_HEAP}) and whether decode steps
+     * on the CPU use the Vector API kernel.
+     */
+    public static Finding java(
+            final Runtime.Version version, final long maxHeap, final boolean vectorKernel) {
         final String saw =
                 "Java "
                         + version
                         + " ("
                         + System.getProperty("java.vendor", "unknown vendor")
                         + "), max heap "
-                        + size(maxHeap);
+                        + size(maxHeap)
+                        + (vectorKernel
+                                ? ", CPU decode kernel on"
+                                : ", CPU decode kernel off (JAVA_OPTS=\"--add-modules"
+                                        + " jdk.incubator.vector\" decodes Hugging Face models"
+                                        + " about 2x faster)");
         if (maxHeap < MIN_HEAP) {
             return Finding.fix(
                     "java",

@@ -54,11 +54,21 @@ class HostChecksTest {
 
     @Test
     void shouldAskForMoreHeapBelowTheMinimum() {
-        final Finding small = HostChecks.java(Runtime.version(), 512L << 20);
+        final Finding small = HostChecks.java(Runtime.version(), 512L << 20, true);
         assertThat(small.ok()).isFalse();
         assertThat(small.message()).contains("512 MiB").contains("JAVA_OPTS=-Xmx");
-        assertThat(HostChecks.java(Runtime.version(), 8L << 30).message())
+        assertThat(HostChecks.java(Runtime.version(), 8L << 30, true).message())
                 .contains("Java " + Runtime.version())
-                .contains("8.0 GiB");
+                .contains("8.0 GiB")
+                .contains("CPU decode kernel on");
+    }
+
+    @Test
+    void shouldSayHowToTurnTheCpuDecodeKernelOn() {
+        final Finding off = HostChecks.java(Runtime.version(), 8L << 30, false);
+        assertThat(off.ok()).isTrue();
+        assertThat(off.message())
+                .contains("CPU decode kernel off")
+                .contains("JAVA_OPTS=\"--add-modules jdk.incubator.vector\"");
     }
 }
