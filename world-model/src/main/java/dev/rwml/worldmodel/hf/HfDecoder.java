@@ -30,7 +30,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,12 +59,10 @@ public final class HfDecoder implements CausalLM {
     private final StepProfile profile;
 
     /**
-     * The base's weights packed for decode steps by name, filled on first use and shared by views;
-     * null when {@link VectorKernels} is off or the heap cannot hold a copy.
+     * Decode steps in Java over the base's weights packed on first use, shared by views; null when
+     * {@link VectorKernels} is off, the engine runs more than one thread or the heap cannot hold a
+     * copy of the weights.
      */
-    private final Map<String, PackedLinear> packed;
-
-    /** A decode step's arithmetic in Java over {@link #packed}; null when that is. */
     private final PackedDecodeStep packedStep;
 
     private boolean training;
@@ -77,7 +74,6 @@ public final class HfDecoder implements CausalLM {
             final NDArray[] rope,
             final LoraAdapter adapter,
             final StepProfile profile,
-            final Map<String, PackedLinear> packed,
             final PackedDecodeStep packedStep) {
         this.config = config;
         this.manager = manager;
@@ -87,7 +83,6 @@ public final class HfDecoder implements CausalLM {
         this.attentionScale = (float) (1.0 / Math.sqrt(config.headDim()));
         this.adapter = adapter;
         this.profile = profile;
-        this.packed = packed;
         this.packedStep = packedStep;
     }
 
@@ -105,7 +100,6 @@ public final class HfDecoder implements CausalLM {
             rotation[i * config.headDim() + i + half] = 1f;
         }
         final Map<String, NDArray> frozen = Collections.unmodifiableMap(params);
-        final Map<String, PackedLinear> packed = packedIfRoom(config);
         return new HfDecoder(
                 config,
                 manager,
@@ -116,8 +110,7 @@ public final class HfDecoder implements CausalLM {
                 },
                 null,
                 null,
-                packed,
-                packed == null ? null : new PackedDecodeStep(config, frozen, packed, freq));
+                decodesInJava(config) ? new PackedDecodeStep(config, frozen, freq) : null);
     }
 
     /**
@@ -137,7 +130,6 @@ public final class HfDecoder implements CausalLM {
                 new NDArray[] {invFreq, rotateHalf},
                 adapter,
                 null,
-                packed,
                 packedStep);
     }
 
@@ -157,7 +149,6 @@ public final class HfDecoder implements CausalLM {
                 new NDArray[] {invFreq, rotateHalf},
                 adapter,
                 profile,
-                packed,
                 packedStep);
     }
 
@@ -167,11 +158,11 @@ public final class HfDecoder implements CausalLM {
     }
 
     /**
-     * Whether decode steps multiply with the Vector API kernel ({@link VectorKernels}) rather than
-     * the engine's: never while training.
+     * Whether decode steps are computed in Java with the Vector API ({@link VectorKernels}, {@link
+     * PackedDecodeStep}) rather than by the engine: never while training.
      */
     public boolean packsDecodeSteps() {
-        return packed != null && !training;
+        return packedStep != null && !training;
     }
 
     /** The adapter of a view, if this is one. */
@@ -299,9 +290,9 @@ public final class HfDecoder implements CausalLM {
     @Override
     public void setTrainable(final boolean trainable) {
         training = trainable;
-        if (adapter == null && packed != null) {
-            // the weights may change from here on: pack them again when next decoding
-            packed.clear();
+        if (adapter == null && packedStep != null) {
+            // the weights may change from here on: copy them again when next decoding
+            packedStep.forget();
         }
         for (final NDArray p : parameters().values()) {
             p.setRequiresGradient(trainable);
@@ -553,7 +544,7 @@ public final class HfDecoder implements CausalLM {
      * the engine multiplies.
      */
     private PackedLinear decodeKernel(final NDArray x, final String weightName) {
-        if (packed == null || training || x.getDevice().isGpu()) {
+        if (packedStep == null || training || x.getDevice().isGpu()) {
             return null;
         }
         final Shape shape = x.getShape();
@@ -566,13 +557,13 @@ public final class HfDecoder implements CausalLM {
     }
 
     /**
-     * An empty map to pack the weights into when {@link VectorKernels} is on, the engine computes
-     * on one thread (the kernel runs on the calling thread only) and the heap has room for a second
-     * copy of the weights beside what it holds now; else null, saying why.
+     * Whether decode steps run in Java: {@link VectorKernels} is on, the engine computes on one
+     * thread (the kernel runs on the calling thread only) and the heap has room for a second copy
+     * of the weights beside what it holds now; says why not when it is on.
      */
-    private static Map<String, PackedLinear> packedIfRoom(final HfConfig config) {
+    private static boolean decodesInJava(final HfConfig config) {
         if (!VectorKernels.enabled()) {
-            return null;
+            return false;
         }
         final int threads = JniUtils.getNumThreads();
         if (threads > 1) {
@@ -580,7 +571,7 @@ public final class HfDecoder implements CausalLM {
                     "decode steps stay on the engine's matmul: it runs {} threads, the Vector API"
                             + " kernel one",
                     threads);
-            return null;
+            return false;
         }
         final Runtime runtime = Runtime.getRuntime();
         final long free = runtime.maxMemory() - (runtime.totalMemory() - runtime.freeMemory());
@@ -592,14 +583,14 @@ public final class HfDecoder implements CausalLM {
                             + " API kernel",
                     needed >> 20,
                     free >> 20);
-            return null;
+            return false;
         }
         LOG.info(
-                "decode steps of at most {} rows multiply by the Vector API kernel (a packed copy"
-                        + " of the weights, {} MB, made on first use)",
+                "decode steps of at most {} rows run in Java with the Vector API kernel (a packed"
+                        + " copy of the weights, {} MB, made on first use)",
                 PACKED_ROWS,
                 needed >> 20);
-        return new ConcurrentHashMap<>();
+        return true;
     }
 
     private void lap(final Part part) {

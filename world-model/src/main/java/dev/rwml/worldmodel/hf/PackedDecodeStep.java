@@ -25,19 +25,21 @@ final class PackedDecodeStep {
 
     private final HfConfig config;
     private final Map<String, NDArray> params;
-    private final Map<String, PackedLinear> packed;
+    private final Map<String, PackedLinear> packed = new ConcurrentHashMap<>();
     private final Map<String, float[]> vectors = new ConcurrentHashMap<>();
     private final float[] invFreq;
 
     PackedDecodeStep(
-            final HfConfig config,
-            final Map<String, NDArray> params,
-            final Map<String, PackedLinear> packed,
-            final float[] invFreq) {
+            final HfConfig config, final Map<String, NDArray> params, final float[] invFreq) {
         this.config = config;
         this.params = params;
-        this.packed = packed;
         this.invFreq = invFreq;
+    }
+
+    /** Drops every copy of the weights, to be made again on next use: they may have changed. */
+    void forget() {
+        packed.clear();
+        vectors.clear();
     }
 
     /**

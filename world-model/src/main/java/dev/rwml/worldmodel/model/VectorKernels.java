@@ -1,10 +1,11 @@
 package dev.rwml.worldmodel.model;
 
 /**
- * Whether decode steps on the CPU multiply by {@link PackedLinear} instead of the engine's matrix
- * kernel: when the JVM was started with {@code --add-modules jdk.incubator.vector} (Java 17's
- * Vector API is an incubator module, and the JVM prints one warning line when it is added) and
- * {@value #SETTING} is not {@code engine}. Without the module nothing here loads it.
+ * Whether a Hugging Face decoder computes its decode steps on the CPU in Java with {@link
+ * PackedLinear} instead of in the engine: when the JVM was started with {@code --add-modules
+ * jdk.incubator.vector} (Java 17's Vector API is an incubator module, and the JVM prints one
+ * warning line when it is added) and {@value #SETTING} is not {@code engine}. Without the module
+ * nothing here loads it.
  */
 public final class VectorKernels {
 
