@@ -121,8 +121,10 @@ class HfModelPipelineIT {
                 .contains("published version 0 of run " + run + ": Qwen2ForCausalLM")
                 .contains(HfCheckpoint.FORMAT)
                 .contains("next offsets of rwml.transitions for the prediction stage");
-        // the stages start after the slice (start.from=after-base): new episodes to predict
-        rwml.runToEnd("env-after-init", "env run --env alfworld --agents 2 --episodes 3 --seed 2");
+        // the stages start after the slice (start.from=after-base): new episodes to predict.
+        // Enough groups of 8 that some carry an advantage: with 3 episodes in groups of 4, one
+        // run in several had none, so no version was ever trained.
+        rwml.runToEnd("env-after-init", "env run --env alfworld --agents 2 --episodes 6 --seed 2");
         // decode steps through the Vector API kernel, as docs/models-and-gpus.md shows
         final Child predict =
                 rwml.startWithJavaOptions(
@@ -130,7 +132,7 @@ class HfModelPipelineIT {
                         run + "-predict",
                         "predict --device cpu --run "
                                 + run
-                                + " --set group.size=4 --set sampling.max.new.tokens=160"
+                                + " --set group.size=8 --set sampling.max.new.tokens=160"
                                 + " --set batch.size=4",
                         "--set",
                         "state.dir=" + rwml.work().resolve(run + "-prediction-state"));
@@ -156,7 +158,7 @@ class HfModelPipelineIT {
                         "Prediction stage of run "
                                 + run
                                 + ": PyTorch 2.7.1 on cpu() (model.device=cpu")
-                .contains("multiply by the Vector API kernel");
+                .contains("run in Java with the Vector API kernel");
         assertThat(Files.readString(train.log()))
                 .contains("Trainer of run " + run + ": PyTorch 2.7.1 on cpu() (model.device=cpu");
         RwmlProcesses.stop(stages);
