@@ -62,21 +62,6 @@ public final class PackedLinear {
         return new PackedLinear(in, out, panels, bias == null ? null : bias.clone());
     }
 
-    /** Input features. */
-    public int in() {
-        return in;
-    }
-
-    /** Output features. */
-    public int out() {
-        return out;
-    }
-
-    /** Bytes of the packed weight. */
-    public long bytes() {
-        return 4L * panels.length;
-    }
-
     /**
      * {@code x W^T + b} of {@code x} (..., in) on the CPU in float32, as (..., out) in {@code x}'s
      * manager.
