@@ -3,6 +3,7 @@ package dev.rwml.ops.cli;
 import dev.rwml.ops.cli.bench.Arm;
 import dev.rwml.ops.cli.bench.BenchRun;
 import dev.rwml.ops.cli.demo.DemoSettings;
+import dev.rwml.ops.cli.eval.ReportWriter;
 import dev.rwml.ops.cli.live.LiveView;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -232,7 +233,11 @@ final class BenchCommand implements Callable<Integer> {
                                 temperature,
                                 quick ? 200 : 1000,
                                 or(agentEpisodes, quick ? 2 : 60)));
-        new BenchRun(settings, spec.commandLine().getOut(), LiveView.interactive()).run();
+        new BenchRun(
+                        settings,
+                        new Progress(spec.commandLine().getOut(), LiveView.interactive()),
+                        ReportWriter::writeFiles)
+                .run();
         return 0;
     }
 

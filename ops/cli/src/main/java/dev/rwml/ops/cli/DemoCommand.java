@@ -2,10 +2,10 @@ package dev.rwml.ops.cli;
 
 import dev.rwml.ops.cli.demo.DemoRun;
 import dev.rwml.ops.cli.demo.DemoSettings;
+import dev.rwml.ops.cli.demo.ReportWriter;
 import dev.rwml.ops.cli.live.LiveView;
 import dev.rwml.runtime.lifecycle.StopSignals;
 import dev.rwml.worldmodel.hf.LoraConfig;
-import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -90,15 +90,20 @@ final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        final PrintWriter out = spec.commandLine().getOut();
-        final DemoRun demo = new DemoRun(dir, settings(), hfBase(), out, LiveView.interactive());
+        final Progress progress = new Progress(spec.commandLine().getOut(), LiveView.interactive());
+        final DemoRun demo = new DemoRun(dir, settings(), hfBase(), progress);
         // Ctrl-C or SIGTERM asks the demo to stop; it then closes the stages before the cluster
         // they use (a JVM shutdown would stop both at once and leave the stages waiting out their
         // timeouts against a broker that is gone). A second signal exits at once.
         StopSignals.install()
                 .thenAccept(signal -> demo.requestStop("interrupted (" + signal + ")"));
         final DemoRun.Result result = demo.run();
-        return result.reportHtml() == null ? 1 : 0;
+        if (!result.hasReport()) {
+            return 1;
+        }
+        progress.say(
+                "Report: %s", ReportWriter.write(result, dir.toAbsolutePath().resolve("report")));
+        return 0;
     }
 
     /** The checkpoint of {@code --model hf:DIR}, if given. */

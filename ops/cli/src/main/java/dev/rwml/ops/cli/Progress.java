@@ -1,19 +1,35 @@
 package dev.rwml.ops.cli;
 
+import dev.rwml.ops.cli.live.LiveView;
+import dev.rwml.ops.cli.status.RunOutput;
 import java.io.PrintWriter;
-import java.util.Locale;
 
 /**
  * The one progress printer of the long-running commands (demo, bench, replay): a line per step,
- * flushed at once so the terminal shows it while the work goes on.
+ * flushed at once so the terminal shows it while the work goes on, and the live view of each phase.
  */
-public final class Progress {
+public final class Progress implements RunOutput {
 
-    private Progress() {}
+    private final PrintWriter out;
+    private final boolean interactive;
 
-    /** Prints {@code format} filled with {@code args} as one line, numbers in the root locale. */
-    public static void say(final PrintWriter out, final String format, final Object... args) {
-        out.println(String.format(Locale.ROOT, format, args));
+    /**
+     * @param out the command's output
+     * @param interactive whether {@code out} is a terminal (the live panel; plain lines otherwise)
+     */
+    public Progress(final PrintWriter out, final boolean interactive) {
+        this.out = out;
+        this.interactive = interactive;
+    }
+
+    @Override
+    public void line(final String line) {
+        out.println(line);
         out.flush();
+    }
+
+    @Override
+    public LiveView live() {
+        return LiveView.open(out, interactive);
     }
 }

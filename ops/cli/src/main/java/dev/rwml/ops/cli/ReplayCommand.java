@@ -113,7 +113,9 @@ final class ReplayCommand implements Callable<Integer> {
                         stage(all, "trainer."),
                         Optional.ofNullable(filterRun),
                         stage(all, "filter."));
-        new ReplayRun(cluster.connection(), spec.commandLine().getOut(), LiveView.interactive())
+        new ReplayRun(
+                        cluster.connection(),
+                        new Progress(spec.commandLine().getOut(), LiveView.interactive()))
                 .run(s);
         return 0;
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.rwml.evaluation.VersionScore;
 import dev.rwml.ops.cli.demo.DemoRun;
 import dev.rwml.ops.cli.demo.DemoSettings;
+import dev.rwml.ops.cli.demo.ReportWriter;
 import dev.rwml.worldmodel.hf.HfFixtures;
 import dev.rwml.worldmodel.hf.LoraConfig;
 import java.io.PrintWriter;
@@ -39,8 +40,7 @@ class HfDemoIT {
                         Optional.of(
                                 new DemoRun.HfBase(
                                         checkpoint, Optional.of(LoraConfig.parse("r=4")))),
-                        new PrintWriter(terminal, true),
-                        false);
+                        new Progress(new PrintWriter(terminal, true), false));
 
         final DemoRun.Result result = demo.run();
 
@@ -54,7 +54,7 @@ class HfDemoIT {
                 .isPositive();
         assertThat(result.heldOut()).extracting(VersionScore::version).contains(0L);
         assertThat(result.heldOut()).allSatisfy(s -> assertThat(s.samples()).isPositive());
-        assertThat(Files.readString(result.reportHtml()))
+        assertThat(Files.readString(ReportWriter.write(result, dir.resolve("demo/report"))))
                 .contains("Model Qwen2ForCausalLM from " + checkpoint)
                 .contains("LoRA r=4,alpha=8");
     }

@@ -18,7 +18,7 @@ class ProgressTest {
             final StringWriter text = new StringWriter();
             // Not autoflushing, so the line shows only if say flushes it.
             final PrintWriter out = new PrintWriter(text, false);
-            Progress.say(out, "  SFT step %d/%d loss %.3f", 3, 10, 1.5);
+            new Progress(out, false).say("  SFT step %d/%d loss %.3f", 3, 10, 1.5);
             assertThat(text).hasToString("  SFT step 3/10 loss 1.500" + System.lineSeparator());
         } finally {
             Locale.setDefault(before);

@@ -2,19 +2,18 @@ package dev.rwml.ops.cli.bench;
 
 import dev.rwml.env.EnvKind;
 import dev.rwml.events.ModelVersion;
-import dev.rwml.ops.cli.Progress;
 import dev.rwml.ops.cli.bench.BenchState.Slice;
 import dev.rwml.ops.cli.demo.DemoSettings;
 import dev.rwml.ops.cli.live.LiveFacts;
 import dev.rwml.ops.cli.replay.FilterPass;
 import dev.rwml.ops.cli.replay.ReplayRun;
 import dev.rwml.ops.cli.replay.SliceBound;
+import dev.rwml.ops.cli.status.RunOutput;
 import dev.rwml.ops.cli.status.RunProgress;
 import dev.rwml.prediction.PredictionConfig;
 import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.trainer.TrainerConfig;
-import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,18 +29,13 @@ final class BenchArms {
 
     private final Connection connection;
     private final BenchRun.Settings settings;
-    private final PrintWriter out;
-    private final boolean interactive;
+    private final RunOutput output;
 
     BenchArms(
-            final Connection connection,
-            final BenchRun.Settings settings,
-            final PrintWriter out,
-            final boolean interactive) {
+            final Connection connection, final BenchRun.Settings settings, final RunOutput output) {
         this.connection = connection;
         this.settings = settings;
-        this.out = out;
-        this.interactive = interactive;
+        this.output = output;
     }
 
     /**
@@ -117,7 +111,7 @@ final class BenchArms {
             throws InterruptedException {
         final Map<String, String> filterSettings = stages.get("filter.");
         filter.ifPresent(f -> filterSettings.put("filter.version", Long.toString(f.version())));
-        final ReplayRun replay = new ReplayRun(connection, out, interactive);
+        final ReplayRun replay = new ReplayRun(connection, output);
         (arms.isPresent() ? replay.within(arms.get()) : replay)
                 .run(
                         new ReplayRun.Settings(
@@ -200,8 +194,7 @@ final class BenchArms {
             }
         }
         final boolean last = version == versions.get(versions.size() - 1).getVersion();
-        Progress.say(
-                out,
+        output.say(
                 "Seed %d: %s version %d has %d optimizer steps, RWML's last version %d%s",
                 seed,
                 arm.id(),

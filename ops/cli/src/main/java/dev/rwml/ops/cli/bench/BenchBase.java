@@ -2,14 +2,12 @@ package dev.rwml.ops.cli.bench;
 
 import dev.rwml.channel.init.BaseModelInit;
 import dev.rwml.env.EnvKind;
-import dev.rwml.ops.cli.Progress;
 import dev.rwml.ops.cli.bench.BenchState.Step;
 import dev.rwml.ops.cli.demo.DemoSettings;
-import dev.rwml.ops.cli.live.LiveView;
 import dev.rwml.ops.cli.live.SftBar;
+import dev.rwml.ops.cli.status.RunOutput;
 import dev.rwml.runtime.settings.Connection;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.util.Set;
 
 /**
@@ -23,26 +21,23 @@ final class BenchBase {
     private final Connection connection;
     private final BenchRun.Settings settings;
     private final BenchState state;
-    private final PrintWriter out;
-    private final boolean interactive;
+    private final RunOutput output;
 
     BenchBase(
             final Connection connection,
             final BenchRun.Settings settings,
             final BenchState state,
-            final PrintWriter out,
-            final boolean interactive) {
+            final RunOutput output) {
         this.connection = connection;
         this.settings = settings;
         this.state = state;
-        this.out = out;
-        this.interactive = interactive;
+        this.output = output;
     }
 
     /** Trains and publishes the base model unless an earlier run did. */
     void ensure() throws IOException {
         if (state.done(Step.BASE).isPresent()) {
-            Progress.say(out, "Base model: done before (version 0 of run %s)", BenchRun.BASE_RUN);
+            output.say("Base model: done before (version 0 of run %s)", BenchRun.BASE_RUN);
             return;
         }
         if (!RunVersions.of(connection, BenchRun.BASE_RUN).isEmpty()) {
@@ -52,13 +47,11 @@ final class BenchBase {
                             + " has a version but the bench did not finish making it; start"
                             + " again in an empty --dir");
         }
-        Progress.say(
-                out,
+        output.say(
                 "Training the base world model (%s, %d SFT steps) on the pretraining slice ...",
-                settings.demo().modelPreset(),
-                settings.training().baseSteps());
+                settings.demo().modelPreset(), settings.training().baseSteps());
         final BaseModelInit.Result init;
-        try (LiveView view = LiveView.open(out, interactive)) {
+        try (RunOutput.Live view = output.live()) {
             init =
                     BaseModelInit.run(
                             BaseModelInit.Config.of(
@@ -71,7 +64,7 @@ final class BenchBase {
                                     DemoSettings.SEED),
                             new SftBar(view, "rwml bench: base model"));
         }
-        Progress.say(out, "Base model published: %d examples", init.examples());
+        output.say("Base model published: %d examples", init.examples());
         state.markDone(Step.BASE, BenchRun.BASE_RUN);
     }
 }

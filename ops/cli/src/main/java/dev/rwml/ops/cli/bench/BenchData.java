@@ -8,15 +8,14 @@ import dev.rwml.env.produce.ProducerConfig;
 import dev.rwml.env.produce.ProducerResult;
 import dev.rwml.env.produce.ProgressListener;
 import dev.rwml.env.produce.TransitionProducer;
-import dev.rwml.ops.cli.Progress;
 import dev.rwml.ops.cli.bench.BenchState.Slice;
 import dev.rwml.ops.cli.bench.BenchState.Step;
 import dev.rwml.ops.cli.demo.DemoSettings;
+import dev.rwml.ops.cli.status.RunOutput;
 import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.topics.TopicCatalog;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,17 +38,17 @@ final class BenchData {
     private final Connection connection;
     private final BenchRun.Settings settings;
     private final BenchState state;
-    private final PrintWriter out;
+    private final RunOutput output;
 
     BenchData(
             final Connection connection,
             final BenchRun.Settings settings,
             final BenchState state,
-            final PrintWriter out) {
+            final RunOutput output) {
         this.connection = connection;
         this.settings = settings;
         this.state = state;
-        this.out = out;
+        this.output = output;
     }
 
     /**
@@ -59,7 +58,7 @@ final class BenchData {
     void pretraining() throws IOException {
         final Optional<String> before = state.done(Step.PRETRAINING);
         if (before.isPresent()) {
-            Progress.say(out, "Pretraining slice: done before (%s)", before.get());
+            output.say("Pretraining slice: done before (%s)", before.get());
             return;
         }
         final ProducerResult current =
@@ -83,7 +82,7 @@ final class BenchData {
                                         + " of "
                                         + older.episodes()
                                         + " in the older grammar");
-        Progress.say(out, "Pretraining slice: %s", summary);
+        output.say("Pretraining slice: %s", summary);
         state.markDone(Step.PRETRAINING, summary);
     }
 
@@ -116,8 +115,7 @@ final class BenchData {
         final ProducerResult result = produce(episodes, seed, Grammar.CURRENT);
         final Slice slice = new Slice(from, endOffsets());
         state.recordSlice(number, slice);
-        Progress.say(
-                out,
+        output.say(
                 "%s: %d transitions of %d episodes, offsets %s until %s",
                 what,
                 result.transitions(),

@@ -1,18 +1,16 @@
 package dev.rwml.ops.cli.bench;
 
 import dev.rwml.evaluation.EvalReport;
-import dev.rwml.ops.cli.Progress;
 import dev.rwml.ops.cli.bench.BenchState.Step;
 import dev.rwml.ops.cli.demo.DemoSettings;
-import dev.rwml.ops.cli.eval.ReportWriter;
 import dev.rwml.ops.cli.live.LiveFacts;
+import dev.rwml.ops.cli.status.RunOutput;
 import dev.rwml.ops.embedded.EmbeddedCluster;
 import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.schemas.topics.TopicSpec;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -187,18 +185,27 @@ public final class BenchRun {
     }
 
     private final Settings settings;
-    private final PrintWriter out;
-    private final boolean interactive;
+    private final RunOutput output;
+    private final ReportFiles reportFiles;
 
     /**
      * @param settings what to run
-     * @param out where progress goes
-     * @param interactive whether {@code out} is a terminal (the live panel; plain lines otherwise)
+     * @param output where progress and live facts go
+     * @param reportFiles writes the evaluation's report files
      */
-    public BenchRun(final Settings settings, final PrintWriter out, final boolean interactive) {
+    public BenchRun(
+            final Settings settings, final RunOutput output, final ReportFiles reportFiles) {
         this.settings = settings;
-        this.out = out;
-        this.interactive = interactive;
+        this.output = output;
+        this.reportFiles = reportFiles;
+    }
+
+    /** Writes an evaluation's report files into a directory, as {@code rwml eval} does. */
+    @FunctionalInterface
+    public interface ReportFiles {
+
+        /** Writes {@code report}'s files under {@code dir}. */
+        void write(EvalReport report, Path dir) throws IOException;
     }
 
     /** Runs what is not done yet, then evaluates everything into {@code <dir>/report/}. */
@@ -210,11 +217,11 @@ public final class BenchRun {
                     Connection.of(cluster.bootstrapServers(), cluster.schemaRegistryUrl());
             createTopics(connection);
             final long started = System.nanoTime();
-            final BenchData data = new BenchData(connection, settings, state, out);
+            final BenchData data = new BenchData(connection, settings, state, output);
             data.pretraining();
-            new BenchBase(connection, settings, state, out, interactive).ensure();
+            new BenchBase(connection, settings, state, output).ensure();
             say("Base ready (%.0f s into the bench)", (System.nanoTime() - started) / 1e9);
-            final BenchArms arms = new BenchArms(connection, settings, out, interactive);
+            final BenchArms arms = new BenchArms(connection, settings, output);
             final Optional<BenchArms.FilterModel> filter =
                     settings.training().filters()
                             ? Optional.of(filterModel(data, arms, state, started))
@@ -325,7 +332,7 @@ public final class BenchRun {
             steps.put(m.label(), m.version() == 0 ? 0 : arms.stepsAt(m.run(), m.version()));
         }
         final Path reportDir = settings.dir().resolve("report");
-        ReportWriter.writeFiles(report, reportDir);
+        reportFiles.write(report, reportDir);
         Files.writeString(
                 reportDir.resolve("bench.md"),
                 new BenchSummary(settings, report, runs, matched, steps, filtered(arms, runs))
@@ -361,6 +368,6 @@ public final class BenchRun {
     }
 
     private void say(final String format, final Object... args) {
-        Progress.say(out, format, args);
+        output.say(format, args);
     }
 }

@@ -16,10 +16,9 @@ import dev.rwml.evaluation.HeldOutSet;
 import dev.rwml.evaluation.ModelCatalog;
 import dev.rwml.evaluation.VersionScore;
 import dev.rwml.events.ModelVersion;
-import dev.rwml.ops.cli.Progress;
 import dev.rwml.ops.cli.live.LiveFacts;
-import dev.rwml.ops.cli.live.LiveView;
 import dev.rwml.ops.cli.live.SftBar;
+import dev.rwml.ops.cli.status.RunOutput;
 import dev.rwml.ops.embedded.Directories;
 import dev.rwml.ops.embedded.EmbeddedCluster;
 import dev.rwml.prediction.PredictionConfig;
@@ -38,7 +37,6 @@ import dev.rwml.worldmodel.hf.LoraConfig;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -61,7 +59,7 @@ import org.slf4j.LoggerFactory;
  * The whole pipeline on the embedded default, start to report: a fresh broker and registry under
  * {@code <dir>/cluster}, a pretraining slice of ALFWorld transitions, the base model (version 0),
  * the prediction, reward and trainer stages of run {@value #RUN} in this JVM, RWML data from a few
- * epsilon-expert agents, live progress, and after the budget a report under {@code <dir>/report}.
+ * epsilon-expert agents, live progress, and after the budget what the run's report shows.
  *
  * <p>The prediction stage starts at the first transition produced after the pretraining slice (a
  * timestamp start taken once init returned), so no transition the base model was trained on is
@@ -85,40 +83,42 @@ public final class DemoRun {
     private final Path dir;
     private final DemoSettings settings;
     private final Optional<HfBase> hf;
-    private final PrintWriter out;
-    private final boolean terminal;
+    private final RunOutput output;
     private final CountDownLatch stopRequested = new CountDownLatch(1);
     private final CountDownLatch finished = new CountDownLatch(1);
     private final AtomicReference<String> stopReason = new AtomicReference<>();
 
     /**
-     * What a demo produced.
+     * What a demo produced: what its report shows, unless it stopped before the stages started.
      *
-     * @param reportHtml the report's {@code index.html}
-     * @param last the run as last seen
+     * @param summary the report's lines at the top (settings, totals, timings)
+     * @param last the run as last seen, null when stopped before the stages started
      * @param heldOut the held-out scores of the evaluated versions
+     * @param heldOutNote why held-out scores are missing or partial, empty otherwise
      * @param stopReason why the stages were stopped
      * @param registryPid the registry child process the demo started (stopped since)
      */
     public record Result(
-            Path reportHtml,
+            List<String> summary,
             RunMonitor.Snapshot last,
             List<VersionScore> heldOut,
+            Optional<String> heldOutNote,
             String stopReason,
-            long registryPid) {}
+            long registryPid) {
+
+        /** Whether the stages ran, so there is a report to write. */
+        public boolean hasReport() {
+            return last != null;
+        }
+    }
 
     /**
      * @param dir the demo's directory ({@code ./.rwml}): cluster data, stream state and report
      * @param settings what to run
-     * @param out the terminal
-     * @param terminal whether {@code out} is an interactive terminal (redrawn progress block)
+     * @param output where progress and live facts go
      */
-    public DemoRun(
-            final Path dir,
-            final DemoSettings settings,
-            final PrintWriter out,
-            final boolean terminal) {
-        this(dir, settings, Optional.empty(), out, terminal);
+    public DemoRun(final Path dir, final DemoSettings settings, final RunOutput output) {
+        this(dir, settings, Optional.empty(), output);
     }
 
     /**
@@ -129,13 +129,11 @@ public final class DemoRun {
             final Path dir,
             final DemoSettings settings,
             final Optional<HfBase> hf,
-            final PrintWriter out,
-            final boolean terminal) {
+            final RunOutput output) {
         this.dir = dir.toAbsolutePath();
         this.settings = settings;
         this.hf = hf;
-        this.out = out;
-        this.terminal = terminal;
+        this.output = output;
     }
 
     /**
@@ -157,7 +155,7 @@ public final class DemoRun {
      */
     private static final int HF_MAX_SEQUENCE = 1024;
 
-    /** Asks a running demo to stop its stages now and write the report (from any thread). */
+    /** Asks a running demo to stop its stages now and finish (from any thread). */
     public void requestStop(final String reason) {
         stopReason.compareAndSet(null, reason);
         stopRequested.countDown();
@@ -168,7 +166,7 @@ public final class DemoRun {
         return finished.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** Runs the demo; returns once the report is written and everything is closed. */
+    /** Runs the demo; returns what its report shows once everything is closed. */
     public Result run() throws IOException, InterruptedException {
         try {
             clean(dir.resolve("cluster"));
@@ -225,7 +223,7 @@ public final class DemoRun {
                         PipelineStages.start(
                                 prediction, reward, trainer, meters, PublishListener.NONE);
                 RunMonitor monitor = new RunMonitor(RUN, connection, meters);
-                LiveView view = LiveView.open(out, terminal)) {
+                RunOutput.Live view = output.live()) {
             producing.start();
             try {
                 last = watch(monitor, view, stages);
@@ -239,23 +237,17 @@ public final class DemoRun {
         }
         final List<VersionScore> heldOut = new ArrayList<>();
         final Optional<String> note = evaluate(connection, reward, prediction, last, heldOut);
-        final Path html =
-                ReportWriter.write(
-                        new ReportWriter.Report(
-                                RUN,
-                                summary(base, last, reward),
-                                last.versions(),
-                                last.passRates(),
-                                last.throughput(),
-                                heldOut,
-                                note),
-                        dir.resolve("report"));
-        say("Report: %s", html);
-        return new Result(html, last, heldOut, stopReason.get(), cluster.registryPid());
+        return new Result(
+                summary(base, last, reward),
+                last,
+                heldOut,
+                note,
+                stopReason.get(),
+                cluster.registryPid());
     }
 
     private RunMonitor.Snapshot watch(
-            final RunMonitor monitor, final LiveView view, final PipelineStages stages)
+            final RunMonitor monitor, final RunOutput.Live view, final PipelineStages stages)
             throws InterruptedException {
         while (true) {
             final RunMonitor.Snapshot s = monitor.poll(TICK);
@@ -297,7 +289,13 @@ public final class DemoRun {
 
     private Result interruptedEarly(final EmbeddedCluster cluster) {
         say("Stopped before the stages started (%s); no report written", stopReason.get());
-        return new Result(null, null, List.of(), stopReason.get(), cluster.registryPid());
+        return new Result(
+                List.of(),
+                null,
+                List.of(),
+                Optional.empty(),
+                stopReason.get(),
+                cluster.registryPid());
     }
 
     private Optional<String> evaluate(
@@ -450,7 +448,7 @@ public final class DemoRun {
                 "Training the base world model (%s, %d SFT steps) on the slice ...",
                 settings.modelPreset(), settings.initSteps());
         final BaseModelInit.Result init;
-        try (LiveView view = LiveView.open(out, terminal)) {
+        try (RunOutput.Live view = output.live()) {
             init =
                     BaseModelInit.run(
                             BaseModelInit.Config.of(
@@ -597,6 +595,6 @@ public final class DemoRun {
     }
 
     private void say(final String format, final Object... args) {
-        Progress.say(out, format, args);
+        output.say(format, args);
     }
 }

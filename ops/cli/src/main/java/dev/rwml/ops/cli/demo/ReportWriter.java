@@ -81,6 +81,20 @@ public final class ReportWriter {
         return html;
     }
 
+    /** Writes the report of a demo that ran its stages under {@code dir}; returns its HTML page. */
+    public static Path write(final DemoRun.Result demo, final Path dir) throws IOException {
+        return write(
+                new Report(
+                        DemoRun.RUN,
+                        demo.summary(),
+                        demo.last().versions(),
+                        demo.last().passRates(),
+                        demo.last().throughput(),
+                        demo.heldOut(),
+                        demo.heldOutNote()),
+                dir);
+    }
+
     private static void writeCsvs(final Report r, final Path dir) throws IOException {
         final CsvTable heldOut =
                 new CsvTable(

@@ -1,5 +1,6 @@
 package dev.rwml.ops.cli.live;
 
+import dev.rwml.ops.cli.status.RunOutput;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -18,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * screen as ordinary lines in either form. On a terminal the plain lines also go to the command's
  * log file at the plain form's pace, so the log keeps what the panel overwrote. Thread-safe.
  */
-public final class LiveView implements AutoCloseable {
+public final class LiveView implements RunOutput.Live {
 
     /** How often the plain form prints on a pipe, unless a command says otherwise. */
     public static final Duration PLAIN_EVERY = Duration.ofSeconds(15);
@@ -73,6 +74,7 @@ public final class LiveView implements AutoCloseable {
     }
 
     /** Shows {@code facts}: the panel now, or the plain lines when they are due. */
+    @Override
     public synchronized void show(final LiveFacts facts) {
         last = facts;
         lastPrinted = false;

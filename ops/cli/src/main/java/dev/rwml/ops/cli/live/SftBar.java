@@ -1,15 +1,16 @@
 package dev.rwml.ops.cli.live;
 
 import dev.rwml.channel.init.BaseModelInit;
+import dev.rwml.ops.cli.status.RunOutput;
 import dev.rwml.worldmodel.train.StepMetrics;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 
-/** Shows a base model's SFT steps as a bar on a {@link LiveView}, with the latest loss. */
+/** Shows a base model's SFT steps as a bar on a live display, with the latest loss. */
 public final class SftBar implements BaseModelInit.Listener {
 
-    private final LiveView view;
+    private final RunOutput.Live view;
     private final String title;
     private final long started = System.nanoTime();
 
@@ -17,7 +18,7 @@ public final class SftBar implements BaseModelInit.Listener {
      * @param view where the bar goes
      * @param title what runs, e.g. {@code rwml model init}
      */
-    public SftBar(final LiveView view, final String title) {
+    public SftBar(final RunOutput.Live view, final String title) {
         this.view = view;
         this.title = title;
     }

@@ -4,7 +4,7 @@ import dev.rwml.filter.FilterApp;
 import dev.rwml.filter.FilterConfig;
 import dev.rwml.filter.FilterMetrics;
 import dev.rwml.filter.FilterStage;
-import dev.rwml.ops.cli.Progress;
+import dev.rwml.ops.cli.status.RunOutput;
 import dev.rwml.ops.cli.status.RunProgress;
 import dev.rwml.runtime.Meters;
 import dev.rwml.runtime.lifecycle.StreamsLifecycle;
@@ -14,7 +14,6 @@ import dev.rwml.runtime.start.StopAt;
 import dev.rwml.schemas.topics.TopicCatalog;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -58,11 +57,11 @@ public final class FilterPass {
     }
 
     private final Connection connection;
-    private final PrintWriter out;
+    private final RunOutput output;
 
-    FilterPass(final Connection connection, final PrintWriter out) {
+    FilterPass(final Connection connection, final RunOutput output) {
         this.connection = connection;
-        this.out = out;
+        this.output = output;
     }
 
     /**
@@ -98,8 +97,7 @@ public final class FilterPass {
         ReplayRun.moveGroup(admin, config.applicationId(), TopicCatalog.TRANSITIONS, slice.from());
         final String verdicts = TopicCatalog.defaults().run(run).difficulty().name();
         final MeterRegistry meters = new SimpleMeterRegistry();
-        Progress.say(
-                out,
+        output.say(
                 "Filter pass: version %d of run %s tries each of %d transitions %d times",
                 config.filterVersion(),
                 filterRun,
@@ -115,11 +113,9 @@ public final class FilterPass {
                             "the filter stage stopped before judging the slice; see its log");
                 }
                 if (System.nanoTime() - lastPrint >= PROGRESS_EVERY.toNanos()) {
-                    Progress.say(
-                            out,
+                    output.say(
                             "  filter: %d of %d transitions judged",
-                            observer.committedRecords(verdicts),
-                            slice.transitions());
+                            observer.committedRecords(verdicts), slice.transitions());
                     lastPrint = System.nanoTime();
                 }
                 Thread.sleep(TICK.toMillis());
@@ -132,8 +128,7 @@ public final class FilterPass {
                             counts.kept(),
                             deadLetters(meters, run),
                             observer.thresholdForEasyFraction(PAPER_EASY_FRACTION));
-            Progress.say(
-                    out,
+            output.say(
                     "Filter pass: %d judged, %d easy (%.1f%%), %d kept, %d dead-lettered; %s",
                     result.judged(),
                     result.easy(),

@@ -6,11 +6,10 @@ import dev.rwml.channel.ModelChannelReader;
 import dev.rwml.channel.ModelPublisher;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.OffsetRange;
-import dev.rwml.ops.cli.Progress;
 import dev.rwml.ops.cli.demo.PipelineStages;
 import dev.rwml.ops.cli.demo.RunMonitor;
 import dev.rwml.ops.cli.live.LiveFacts;
-import dev.rwml.ops.cli.live.LiveView;
+import dev.rwml.ops.cli.status.RunOutput;
 import dev.rwml.prediction.PredictionConfig;
 import dev.rwml.prediction.PredictionMetrics;
 import dev.rwml.reward.RewardConfig;
@@ -28,7 +27,6 @@ import dev.rwml.worldmodel.artifact.ArtifactRejectedException;
 import dev.rwml.worldmodel.artifact.VerifiedArtifact;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -70,8 +68,7 @@ public final class ReplayRun {
     private static final Duration TICK = Duration.ofMillis(500);
 
     private final Connection connection;
-    private final PrintWriter out;
-    private final boolean interactive;
+    private final RunOutput output;
     private final List<LiveFacts.Bar> outer;
 
     /**
@@ -133,21 +130,17 @@ public final class ReplayRun {
 
     /**
      * A replay on the connection's cluster and registry (every client and stage with its security
-     * settings), printing progress to {@code out}: the live panel when {@code interactive}, plain
-     * lines otherwise.
+     * settings), reporting progress and live facts to {@code output}.
      */
-    public ReplayRun(
-            final Connection connection, final PrintWriter out, final boolean interactive) {
+    public ReplayRun(final Connection connection, final RunOutput output) {
         this.connection = connection;
-        this.out = out;
-        this.interactive = interactive;
+        this.output = output;
         this.outer = List.of();
     }
 
     private ReplayRun(final ReplayRun r, final List<LiveFacts.Bar> outer) {
         this.connection = r.connection;
-        this.out = r.out;
-        this.interactive = r.interactive;
+        this.output = r.output;
         this.outer = List.copyOf(outer);
     }
 
@@ -188,7 +181,7 @@ public final class ReplayRun {
             if (s.filterRun().isPresent()) {
                 filtered =
                         Optional.of(
-                                new FilterPass(connection, out)
+                                new FilterPass(connection, output)
                                         .run(
                                                 s.run(),
                                                 s.filterRun().get(),
@@ -223,7 +216,7 @@ public final class ReplayRun {
                             PipelineStages.start(
                                     prediction, reward, trainer, meters, PublishListener.NONE);
                     RunMonitor observer = new RunMonitor(s.run(), connection, meters);
-                    LiveView view = LiveView.open(out, interactive)) {
+                    RunOutput.Live view = output.live()) {
                 final Watch watch =
                         new Watch(stages, observer, view, "rwml replay " + s.run(), outer);
                 for (int epoch = 1; epoch <= s.epochs(); epoch++) {
@@ -442,7 +435,7 @@ public final class ReplayRun {
     private static final class Watch {
         private final PipelineStages stages;
         private final RunMonitor monitor;
-        private final LiveView view;
+        private final RunOutput.Live view;
         private final String title;
         private final List<LiveFacts.Bar> outer;
         private final long started = System.nanoTime();
@@ -450,7 +443,7 @@ public final class ReplayRun {
         Watch(
                 final PipelineStages stages,
                 final RunMonitor monitor,
-                final LiveView view,
+                final RunOutput.Live view,
                 final String title,
                 final List<LiveFacts.Bar> outer) {
             this.stages = stages;
@@ -525,6 +518,6 @@ public final class ReplayRun {
     }
 
     private void say(final String format, final Object... args) {
-        Progress.say(out, format, args);
+        output.say(format, args);
     }
 }
