@@ -36,7 +36,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Buffers selected transitions in a changelogged state store and generates their prediction groups
  * in batches: when {@code batch.size} are buffered, or when the oldest has waited {@code
- * batch.max.wait} (a wall-clock punctuation).
+ * batch.max.wait} (a wall-clock punctuation). Under a {@linkplain GenerationGate#paced() paced}
+ * gate it generates only the open round's transitions instead, with the round's version, in batches
+ * formed by count alone (see {@link GenerationGate}).
  *
  * <p>Why a state store: under exactly_once_v2 the store's changelog writes, the forwarded groups
  * and the consumed offsets commit in one transaction. A transition whose offset is committed is
@@ -65,6 +67,7 @@ final class BatchingPredictionProcessor
     private final Deserializer<Transition> transitions;
     private final DeadLetterWriter deadLetters;
     private final SamplingSettings sampling;
+    private final GenerationGate gate;
     private KeyValueStore<String, String> seen;
     private final long samplingSeed;
 
@@ -72,6 +75,8 @@ final class BatchingPredictionProcessor
     private KeyValueStore<Long, BufferedRecord> buffer;
     private int buffered;
     private long oldestBufferedAtMs;
+    private int partition;
+    private long lastReadOffset = -1;
 
     BatchingPredictionProcessor(
             final PredictionConfig config,
@@ -79,8 +84,10 @@ final class BatchingPredictionProcessor
             final ModelSlot slot,
             final PredictionMetrics metrics,
             final Deserializer<Transition> transitions,
-            final DeadLetterWriter deadLetters) {
+            final DeadLetterWriter deadLetters,
+            final GenerationGate gate) {
         this.config = config;
+        this.gate = gate;
         this.storeName = storeName;
         this.slot = slot;
         this.metrics = metrics;
@@ -99,6 +106,9 @@ final class BatchingPredictionProcessor
         // counted as empty would never be flushed by the wall-clock punctuation.
         this.buffered = count(buffer);
         this.oldestBufferedAtMs = context.currentSystemTimeMs();
+        this.partition = context.taskId().partition();
+        // After a restart the records read before it are not known; what the buffer holds was.
+        this.lastReadOffset = lastBufferedOffset(buffer);
         if (buffered > 0) {
             LOG.info(
                     "Task {} restored {} buffered transitions; they are generated within {} ms",
@@ -116,6 +126,17 @@ final class BatchingPredictionProcessor
         final RecordMetadata meta =
                 context.recordMetadata()
                         .orElseThrow(() -> new IllegalStateException("records come from a topic"));
+        lastReadOffset = Math.max(lastReadOffset, meta.offset());
+        try {
+            take(record, meta);
+        } finally {
+            if (gate.isPaced()) {
+                generateRound();
+            }
+        }
+    }
+
+    private void take(final Record<byte[], byte[]> record, final RecordMetadata meta) {
         if (config.pastStop(meta.partition(), meta.offset())) {
             metrics.skipped(PredictionMetrics.AFTER_STOP);
             return;
@@ -165,7 +186,7 @@ final class BatchingPredictionProcessor
         // Keyed by source offset: unique within the task's one input partition, and ordered.
         buffer.put(incoming.offset(), incoming);
         buffered++;
-        if (buffered >= config.batchSize()) {
+        if (!gate.isPaced() && buffered >= config.batchSize()) {
             flush();
         }
     }
@@ -201,8 +222,20 @@ final class BatchingPredictionProcessor
         return n;
     }
 
+    private static long lastBufferedOffset(final KeyValueStore<Long, BufferedRecord> store) {
+        long last = -1;
+        try (KeyValueIterator<Long, BufferedRecord> all = store.all()) {
+            while (all.hasNext()) {
+                last = Math.max(last, all.next().key);
+            }
+        }
+        return last;
+    }
+
     private void flushIfDue(final long nowMs) {
-        if (buffered > 0 && nowMs - oldestBufferedAtMs >= config.batchMaxWait().toMillis()) {
+        if (gate.isPaced()) {
+            generateRound();
+        } else if (buffered > 0 && nowMs - oldestBufferedAtMs >= config.batchMaxWait().toMillis()) {
             flush();
         }
     }
@@ -213,34 +246,84 @@ final class BatchingPredictionProcessor
         try (KeyValueIterator<Long, BufferedRecord> all = buffer.all()) {
             all.forEachRemaining(entries::add);
         }
-        final List<Pending> pending = new ArrayList<>(entries.size());
         try (ModelSlot.Lease lease = slot.acquire()) {
-            final PredictionModel model = lease.model();
-            final int budget = config.promptBudget(model.maxContext());
-            for (final KeyValue<Long, BufferedRecord> entry : entries) {
-                final Transition transition = decode(entry.value);
-                if (transition == null) {
-                    continue;
-                }
-                final Prompt prompt = model.prompt(transition, budget);
-                final String tooLong = overLength(prompt, budget);
-                if (tooLong != null) {
-                    deadLetter(entry.value, new RejectedTransitionException(tooLong));
-                    continue;
-                }
-                if (prompt.droppedTurns() > 0) {
-                    metrics.historyTruncated();
-                }
-                pending.add(new Pending(entry.value, transition, prompt.tokenIds()));
+            generate(lease.model(), entries);
+        }
+    }
+
+    /**
+     * Generates what the open round holds of this task's partition with the round's version: full
+     * batches of {@code batch.size} in offset order, and the rest once the round's last record was
+     * read. Waits (does nothing) while no round is open or another version serves.
+     */
+    private void generateRound() {
+        final GenerationGate.Round round = gate.current().orElse(null);
+        if (round == null || buffered == 0 || round.last(partition).isEmpty()) {
+            return;
+        }
+        final long last = round.last(partition).getAsLong();
+        final List<KeyValue<Long, BufferedRecord>> due = new ArrayList<>();
+        try (KeyValueIterator<Long, BufferedRecord> upToLast = buffer.range(0L, last)) {
+            upToLast.forEachRemaining(due::add);
+        }
+        final boolean roundRead = lastReadOffset >= last;
+        if (due.size() < config.batchSize() && !(roundRead && !due.isEmpty())) {
+            return;
+        }
+        try (ModelSlot.Lease lease = slot.acquire()) {
+            final long serving = lease.model().version();
+            if (serving > round.version()) {
+                throw new IllegalStateException(
+                        "round "
+                                + round.index()
+                                + " must be sampled by model version "
+                                + round.version()
+                                + ", but version "
+                                + serving
+                                + " already serves: a paced replay's trainer publishes only"
+                                + " when a round is done, so another trainer writes to run "
+                                + config.run());
             }
-            if (!pending.isEmpty()) {
-                generateAndForward(model, pending);
+            if (serving < round.version()) {
+                return; // the round's version is on its way to the slot
             }
+            int from = 0;
+            while (due.size() - from >= config.batchSize() || (roundRead && from < due.size())) {
+                final int until = Math.min(due.size(), from + config.batchSize());
+                generate(lease.model(), due.subList(from, until));
+                from = until;
+            }
+        }
+    }
+
+    /** Generates {@code entries}, forwards their groups and removes them from the buffer. */
+    private void generate(
+            final PredictionModel model, final List<KeyValue<Long, BufferedRecord>> entries) {
+        final List<Pending> pending = new ArrayList<>(entries.size());
+        final int budget = config.promptBudget(model.maxContext());
+        for (final KeyValue<Long, BufferedRecord> entry : entries) {
+            final Transition transition = decode(entry.value);
+            if (transition == null) {
+                continue;
+            }
+            final Prompt prompt = model.prompt(transition, budget);
+            final String tooLong = overLength(prompt, budget);
+            if (tooLong != null) {
+                deadLetter(entry.value, new RejectedTransitionException(tooLong));
+                continue;
+            }
+            if (prompt.droppedTurns() > 0) {
+                metrics.historyTruncated();
+            }
+            pending.add(new Pending(entry.value, transition, prompt.tokenIds()));
+        }
+        if (!pending.isEmpty()) {
+            generateAndForward(model, pending);
         }
         for (final KeyValue<Long, BufferedRecord> entry : entries) {
             buffer.delete(entry.key);
         }
-        buffered = 0;
+        buffered -= entries.size();
     }
 
     private String overLength(final Prompt prompt, final int budget) {

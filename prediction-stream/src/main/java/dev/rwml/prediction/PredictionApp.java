@@ -52,13 +52,26 @@ public final class PredictionApp {
      */
     public static PredictionStage start(
             final PredictionConfig config, final MeterRegistry registry, final ModelLoader loader) {
-        return start(config, registry, loader, Clock.systemUTC());
+        return start(config, registry, loader, GenerationGate.unpaced(), Clock.systemUTC());
+    }
+
+    /**
+     * Starts the stage as {@link #start(PredictionConfig, MeterRegistry, ModelLoader)} does,
+     * generating only what {@code gate} lets through (a replay's rounds).
+     */
+    public static PredictionStage start(
+            final PredictionConfig config,
+            final MeterRegistry registry,
+            final ModelLoader loader,
+            final GenerationGate gate) {
+        return start(config, registry, loader, gate, Clock.systemUTC());
     }
 
     static PredictionStage start(
             final PredictionConfig config,
             final MeterRegistry registry,
             final ModelLoader loader,
+            final GenerationGate gate,
             final Clock clock) {
         LOG.info("Prediction stage of run {}: {}", config.run(), config.model().apply());
         final TopicCatalog catalog = TopicCatalog.defaults();
@@ -79,6 +92,7 @@ public final class PredictionApp {
                                 topics.predictions().valueSerde(registryConfig).serializer(),
                                 topics.deadLetters().valueSerde(registryConfig).serializer()),
                         slot,
+                        gate,
                         metrics,
                         clock);
         LOG.info("Prediction topology of run {}:\n{}", config.run(), topology.describe());

@@ -64,11 +64,22 @@ public final class PredictionTopology {
             Serializer<PredictionGroup> predictions,
             Serializer<DeadLetter> deadLetters) {}
 
-    /** Builds the topology. */
+    /** Builds the live topology: batches by size and wait, with the newest version. */
     public static Topology build(
             final PredictionConfig config,
             final Wiring wiring,
             final ModelSlot slot,
+            final PredictionMetrics metrics,
+            final Clock clock) {
+        return build(config, wiring, slot, GenerationGate.unpaced(), metrics, clock);
+    }
+
+    /** Builds the topology, generating what {@code gate} lets through. */
+    public static Topology build(
+            final PredictionConfig config,
+            final Wiring wiring,
+            final ModelSlot slot,
+            final GenerationGate gate,
             final PredictionMetrics metrics,
             final Clock clock) {
         final StoreBuilder<KeyValueStore<Long, BufferedRecord>> buffer =
@@ -102,7 +113,8 @@ public final class PredictionTopology {
                                 slot,
                                 metrics,
                                 wiring.transitions(),
-                                deadLetters),
+                                deadLetters,
+                                gate),
                 SOURCE);
         topology.addStateStore(buffer, PROCESSOR);
         topology.addStateStore(UniqueTransitions.store(), PROCESSOR);

@@ -66,6 +66,7 @@ class PredictionTopologyTest {
 
     private TopologyTestDriver driver;
     private ModelSlot slot;
+    private GenerationGate gate = GenerationGate.unpaced();
     private SimpleMeterRegistry meters;
     private TestInputTopic<String, Transition> transitions;
     private TestInputTopic<String, byte[]> rawTransitions;
@@ -131,6 +132,7 @@ class PredictionTopologyTest {
                                 config,
                                 wiring,
                                 slot,
+                                gate,
                                 new PredictionMetrics(meters, "ttd", slot),
                                 Clock.systemUTC()),
                         props);
@@ -257,6 +259,72 @@ class PredictionTopologyTest {
         driver.advanceWallClockTime(Duration.ofMillis(60));
 
         assertThat(predictions.readKeyValue().key).isEqualTo("alfworld/e1/0");
+    }
+
+    @Test
+    void shouldGenerateNothingUnderAPacedGateUntilARoundOpens() {
+        gate = GenerationGate.paced();
+        start(config(Map.of("batch.size", "2", "batch.max.wait", "PT0.1S")));
+
+        for (int step = 0; step < 3; step++) {
+            pipe(TinyWorldModels.transition("e1", step, "a", 0));
+        }
+        driver.advanceWallClockTime(Duration.ofSeconds(5));
+
+        assertThat(predictions.isEmpty()).isTrue();
+    }
+
+    /**
+     * A round is generated in batches formed by count alone, its partial batch once its last record
+     * was read, and nothing after it: the batches (and so their seeds) do not depend on timing.
+     */
+    @Test
+    void shouldGenerateExactlyTheOpenRoundInBatchesOfTheBatchSize() {
+        gate = GenerationGate.paced();
+        start(config(Map.of("batch.size", "2", "batch.max.wait", "PT0.1S")));
+        for (int step = 0; step < 5; step++) {
+            pipe(TinyWorldModels.transition("e1", step, "a", 0));
+        }
+
+        gate.open(new GenerationGate.Round(0, 0, Map.of(0, 2L)));
+        driver.advanceWallClockTime(Duration.ofMillis(100));
+
+        assertThat(predictions.readKeyValuesToList())
+                .extracting(kv -> kv.key)
+                .containsExactly("alfworld/e1/0", "alfworld/e1/1", "alfworld/e1/2");
+        assertThat(meters.get("rwml.prediction.batch.size").summary().count()).isEqualTo(2);
+        assertThat(meters.get("rwml.prediction.batch.size").summary().max()).isEqualTo(2);
+
+        gate.open(new GenerationGate.Round(1, 0, Map.of(0, 6L)));
+        driver.advanceWallClockTime(Duration.ofMillis(100));
+        assertThat(predictions.readKeyValuesToList())
+                .extracting(kv -> kv.key)
+                .containsExactly("alfworld/e1/3", "alfworld/e1/4");
+
+        pipe(TinyWorldModels.transition("e1", 5, "a", 0));
+        driver.advanceWallClockTime(Duration.ofSeconds(5));
+        assertThat(predictions.isEmpty())
+                .as("a partial batch waits for the round's last record, whatever the time")
+                .isTrue();
+        pipe(TinyWorldModels.transition("e1", 6, "a", 0));
+        assertThat(predictions.readKeyValuesToList())
+                .extracting(kv -> kv.key)
+                .containsExactly("alfworld/e1/5", "alfworld/e1/6");
+    }
+
+    @Test
+    void shouldWaitForTheRoundsVersionBeforeGenerating() {
+        gate = GenerationGate.paced();
+        start(config(Map.of("batch.size", "2")));
+        pipe(TinyWorldModels.transition("e1", 0, "a", 0));
+
+        gate.open(new GenerationGate.Round(0, 1, Map.of(0, 0L)));
+        driver.advanceWallClockTime(Duration.ofSeconds(1));
+        assertThat(predictions.isEmpty()).as("version 0 serves, the round needs 1").isTrue();
+
+        slot.install(loader.fromCheckpoint(1, TinyWorldModels.checkpoint(1, 12)));
+        driver.advanceWallClockTime(Duration.ofMillis(100));
+        assertThat(predictions.readValue().getModelVersion()).isEqualTo(1);
     }
 
     @Test

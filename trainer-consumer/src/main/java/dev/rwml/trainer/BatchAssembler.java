@@ -4,6 +4,7 @@ import dev.rwml.events.RewardedGroup;
 import dev.rwml.runtime.errors.ErrorPolicy;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Deque;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -126,6 +127,39 @@ final class BatchAssembler {
                                 .filter(p -> verdict(p, currentVersion) == GroupVerdict.TRAIN)
                                 .count();
         return batch;
+    }
+
+    /**
+     * Takes every buffered trainable group, marking every record done, in an order that depends on
+     * the groups alone, never on the order they arrived from the partitions: by a hash of the
+     * transition id salted with {@code salt} (so that one episode's steps do not share a batch),
+     * then by the id and the generating version.
+     */
+    List<Pending> takeAll(final long currentVersion, final long salt) {
+        final List<Pending> batch = new ArrayList<>(queue.size());
+        while (!queue.isEmpty()) {
+            final Pending p = queue.removeFirst();
+            if (verdict(p, currentVersion) == GroupVerdict.TRAIN) {
+                window.processed(p.partition(), p.record().offset());
+                batch.add(p);
+            } else {
+                release(p, currentVersion);
+            }
+        }
+        trainable = 0;
+        batch.sort(
+                Comparator.comparingLong((Pending p) -> mix(p.group().getTransitionId(), salt))
+                        .thenComparing(p -> p.group().getTransitionId())
+                        .thenComparingLong(p -> p.group().getModelVersion()));
+        return batch;
+    }
+
+    /** A 64-bit hash of {@code id} salted with {@code salt} (SplitMix64's finaliser). */
+    private static long mix(final String id, final long salt) {
+        long z = id.hashCode() * 0x9E3779B97F4A7C15L + salt * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
     }
 
     private void release(final Pending p, final long currentVersion) {

@@ -184,6 +184,19 @@ final class Committer {
                 && nowNanos - passedOverSinceNanos < config.batchTimeout().toNanos()) {
             return;
         }
+        commitPassedOver();
+        passedOverSinceNanos = nowNanos;
+    }
+
+    /**
+     * Commits the offsets of records passed over without a step now, in a transaction of their own
+     * (see {@link #commitPassedOverIfDue}); nothing happens while a step is pending or nothing is
+     * uncommitted.
+     */
+    void commitPassedOver() {
+        if (window.steps() > 0 || window.uncommitted() == 0) {
+            return;
+        }
         final Map<TopicPartition, OffsetAndMetadata> offsets =
                 window.offsetsToCommitWithoutVersion(versions.latest());
         ensureTransaction();
@@ -199,7 +212,6 @@ final class Committer {
                 offsets);
         window.committedWithoutVersion();
         metrics.skippedCommit();
-        passedOverSinceNanos = nowNanos;
     }
 
     private void ensureTransaction() {

@@ -40,13 +40,25 @@ public final class TrainerApp {
             final TrainerConfig config,
             final MeterRegistry meters,
             final PublishListener listener) {
+        return start(config, meters, listener, TrainerLoop.Pacing.ON_ARRIVAL);
+    }
+
+    /**
+     * Starts the trainer as {@link #start(TrainerConfig, MeterRegistry, PublishListener)} does,
+     * with the given pacing (a replay's rounds).
+     */
+    public static TrainerStage start(
+            final TrainerConfig config,
+            final MeterRegistry meters,
+            final PublishListener listener,
+            final TrainerLoop.Pacing pacing) {
         LOG.info("Trainer of run {}: {}", config.run(), config.model().apply());
         LOG.info(
                 "Trainer of run {} starting ({} on {})",
                 config.run(),
                 config.objective().wireName(),
                 config.connection());
-        final TrainerStage stage = new TrainerStage(config, meters, listener);
+        final TrainerStage stage = new TrainerStage(config, meters, listener, pacing);
         stage.begin();
         return stage;
     }

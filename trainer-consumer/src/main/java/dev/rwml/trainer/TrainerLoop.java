@@ -26,8 +26,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -59,8 +61,28 @@ import org.slf4j.LoggerFactory;
  * <p>A crash at any point leaves either the old version with the old offsets or the new version
  * with the new ones: on start it fences the previous instance (transactional id {@code
  * rwml-<run>-trainer}), loads the latest version and resumes from the offsets committed with it.
+ *
+ * <p>A replay that must train the same models on any machine paces the trainer {@link
+ * Pacing#BY_ROUND by round} instead of {@link Pacing#ON_ARRIVAL on arrival}: see {@link
+ * #closeRound}.
  */
 public final class TrainerLoop implements AutoCloseable {
+
+    /** When the trainer takes its steps and publishes. */
+    public enum Pacing {
+        /**
+         * The live trainer: a batch once {@code batch.size} trainable groups wait (or a partial one
+         * after {@code batch.timeout}), in arrival order; a version every {@code
+         * publish.every.steps} steps or {@code publish.interval}.
+         */
+        ON_ARRIVAL,
+        /**
+         * Only when a round is closed ({@link #closeRound}): everything buffered then is trained in
+         * an order fixed by the groups themselves, in batches of {@code batch.size} (the last one
+         * partial), and one version holds the round. Nothing depends on timing.
+         */
+        BY_ROUND
+    }
 
     private static final Logger LOG = LoggerFactory.getLogger(TrainerLoop.class);
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
@@ -74,13 +96,15 @@ public final class TrainerLoop implements AutoCloseable {
     private final PublishListener listener;
     private final TrainerMetrics metrics;
     private final DeadLetterWriter deadLetterWriter;
+    private final Pacing pacing;
     private final CountDownLatch stopRequested = new CountDownLatch(1);
+    private final AtomicReference<CompletableFuture<Long>> roundRequest = new AtomicReference<>();
     private volatile boolean running = true;
     private volatile boolean finishRequested;
     private volatile KafkaConsumer<byte[], byte[]> consumer;
 
     /**
-     * Creates a trainer; {@link #run} does the work.
+     * Creates a trainer paced {@link Pacing#ON_ARRIVAL on arrival}; {@link #run} does the work.
      *
      * @param hook called at each {@link FaultPoint} ({@link FaultHook#NONE} in production)
      * @param listener told after each committed version
@@ -91,6 +115,18 @@ public final class TrainerLoop implements AutoCloseable {
             final MeterRegistry meters,
             final FaultHook hook,
             final PublishListener listener) {
+        this(config, factory, meters, hook, listener, Pacing.ON_ARRIVAL);
+    }
+
+    /** Creates a trainer with the given pacing; {@link #run} does the work. */
+    public TrainerLoop(
+            final TrainerConfig config,
+            final PolicyTrainerFactory factory,
+            final MeterRegistry meters,
+            final FaultHook hook,
+            final PublishListener listener,
+            final Pacing pacing) {
+        this.pacing = pacing;
         this.config = config;
         this.factory = factory;
         this.hook = hook;
@@ -116,6 +152,21 @@ public final class TrainerLoop implements AutoCloseable {
      *     last committed version is kept, and a restart resumes from it
      */
     public long run() {
+        try {
+            return runSession();
+        } finally {
+            final CompletableFuture<Long> open = roundRequest.getAndSet(null);
+            if (open != null) {
+                open.completeExceptionally(
+                        new IllegalStateException(
+                                "the trainer of run "
+                                        + config.run()
+                                        + " stopped before the round was closed"));
+            }
+        }
+    }
+
+    private long runSession() {
         final TopicCatalog catalog = TopicCatalog.defaults();
         final RunTopics topics = catalog.run(config.run());
         final Map<String, Object> registry = config.connection().registryConfig();
@@ -173,6 +224,28 @@ public final class TrainerLoop implements AutoCloseable {
      */
     public void finish() {
         finishRequested = true;
+    }
+
+    /**
+     * Closes a round of a trainer paced {@link Pacing#BY_ROUND by round}: once it has read the
+     * rewards topic to its current (committed) end, it trains every buffered trainable group in an
+     * order fixed by the groups, in batches of {@code batch.size}, publishes one version holding
+     * them (or, when none was trainable, commits the offsets passed over), and completes the future
+     * with its latest version. The caller makes sure the round's groups were all committed first.
+     *
+     * @throws IllegalStateException when the trainer is paced on arrival, or a round is still open
+     */
+    public CompletableFuture<Long> closeRound() {
+        if (pacing != Pacing.BY_ROUND) {
+            throw new IllegalStateException(
+                    "the trainer of run " + config.run() + " trains on arrival, not by round");
+        }
+        final CompletableFuture<Long> request = new CompletableFuture<>();
+        if (!roundRequest.compareAndSet(null, request)) {
+            throw new IllegalStateException(
+                    "the trainer of run " + config.run() + " is still closing the last round");
+        }
+        return request;
     }
 
     private void ensureTopics(final TopicCatalog catalog) {
@@ -263,6 +336,7 @@ public final class TrainerLoop implements AutoCloseable {
         private final Committer committer;
         private final int maxBuffered = 4 * config.batchSize() + 500;
         private boolean paused;
+        private long roundsClosed;
 
         Session(
                 final KafkaConsumer<byte[], byte[]> consumer,
@@ -299,25 +373,67 @@ public final class TrainerLoop implements AutoCloseable {
             assignFromCommittedOffsets();
             while (running) {
                 read(consumer.poll(config.pollTimeout()));
-                assembler.dropLeading(versions.latest());
-                while (running && assembler.batchReady(System.nanoTime())) {
-                    train(assembler.take(versions.latest()));
-                    assembler.dropLeading(versions.latest());
-                    if (committer.publishDue()) {
-                        committer.publish();
-                    }
+                if (pacing == Pacing.ON_ARRIVAL) {
+                    trainOnArrival();
+                } else {
+                    closeRoundIfRequested();
                 }
-                // Steps taken before a run of groups that never fill a batch still publish on time.
-                if (running && committer.publishDue()) {
-                    committer.publish();
-                }
-                committer.commitPassedOverIfDue(System.nanoTime(), assembler.size());
-                applyBackPressure();
                 if (finishRequested && caughtUp()) {
                     flush();
                     return;
                 }
             }
+        }
+
+        private void trainOnArrival() {
+            assembler.dropLeading(versions.latest());
+            while (running && assembler.batchReady(System.nanoTime())) {
+                train(assembler.take(versions.latest()));
+                assembler.dropLeading(versions.latest());
+                if (committer.publishDue()) {
+                    committer.publish();
+                }
+            }
+            // Steps taken before a run of groups that never fill a batch still publish on time.
+            if (running && committer.publishDue()) {
+                committer.publish();
+            }
+            committer.commitPassedOverIfDue(System.nanoTime(), assembler.size());
+            applyBackPressure();
+        }
+
+        /**
+         * Closes the requested round once the rewards topic was read to its end. Its whole content
+         * is buffered (a round trainer applies no back-pressure), so the order it trains in is
+         * fixed by the groups alone.
+         */
+        private void closeRoundIfRequested() {
+            final CompletableFuture<Long> request = roundRequest.get();
+            if (request == null || !running || !caughtUp()) {
+                return;
+            }
+            final List<BatchAssembler.Pending> groups =
+                    assembler.takeAll(versions.latest(), roundsClosed);
+            for (int from = 0; from < groups.size(); from += config.batchSize()) {
+                train(groups.subList(from, Math.min(groups.size(), from + config.batchSize())));
+            }
+            for (final TopicPartition tp : consumer.assignment()) {
+                window.advanceTo(tp, consumer.position(tp, READ_TIMEOUT));
+            }
+            if (window.steps() > 0) {
+                committer.publish();
+            } else {
+                committer.commitPassedOver();
+            }
+            roundsClosed++;
+            LOG.info(
+                    "Trainer of run {}: round {} closed with {} group(s) trained; version {}",
+                    config.run(),
+                    roundsClosed,
+                    groups.size(),
+                    versions.latest());
+            roundRequest.set(null);
+            request.complete(versions.latest());
         }
 
         private void read(final ConsumerRecords<byte[], byte[]> polled) {

@@ -24,6 +24,7 @@ public final class TrainerStage implements RunningStage {
     private final TrainerConfig config;
     private final MeterRegistry meters;
     private final PublishListener listener;
+    private final TrainerLoop.Pacing pacing;
     private final RestartPolicy restarts;
     private final CompletableFuture<Long> result = new CompletableFuture<>();
     private final CompletableFuture<Void> termination = new CompletableFuture<>();
@@ -34,8 +35,10 @@ public final class TrainerStage implements RunningStage {
     TrainerStage(
             final TrainerConfig config,
             final MeterRegistry meters,
-            final PublishListener listener) {
+            final PublishListener listener,
+            final TrainerLoop.Pacing pacing) {
         this.config = config;
+        this.pacing = pacing;
         this.meters = meters;
         this.listener = listener;
         this.restarts = config.settings().restartPolicy(Clock.systemUTC());
@@ -50,7 +53,12 @@ public final class TrainerStage implements RunningStage {
 
     private TrainerLoop newLoop() {
         return new TrainerLoop(
-                config, WorldModelPolicyTrainer.factory(), meters, FaultHook.NONE, listener);
+                config,
+                WorldModelPolicyTrainer.factory(),
+                meters,
+                FaultHook.NONE,
+                listener,
+                pacing);
     }
 
     private void loopUntilDone() {

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
@@ -82,6 +83,36 @@ class BatchAssemblerTest {
         assembler.add(pending(0, Groups.group("a", 0, 4, 64)), 0, 0);
         assertThat(assembler.batchReady(Duration.ofMillis(999).toNanos())).isFalse();
         assertThat(assembler.batchReady(Duration.ofSeconds(1).toNanos())).isTrue();
+    }
+
+    /** A round trains the same batches whichever partition's records arrived first. */
+    @Test
+    void shouldTakeARoundInAnOrderFixedByTheGroupsNotByTheirArrival() {
+        final List<String> ids = List.of("alfworld/e1/0", "alfworld/e1/1", "alfworld/e2/0", "x");
+        for (int i = 0; i < ids.size(); i++) {
+            assembler.add(pending(i, Groups.group(ids.get(i), 0, 4, 64)), 0, 0);
+        }
+        assembler.add(pending(4, Groups.notKept(Groups.group("skipped", 0, 4, 64))), 0, 0);
+        final List<String> first = transitionIds(assembler.takeAll(0, 7));
+        assertThat(first).containsExactlyInAnyOrderElementsOf(ids);
+        assertThat(dropped).containsExactly("skipped:NOT_KEPT");
+        assertThat(assembler.size()).isZero();
+
+        for (int i = ids.size() - 1; i >= 0; i--) {
+            assembler.add(pending(10 + i, Groups.group(ids.get(i), 0, 4, 64)), 0, 0);
+        }
+        assertThat(transitionIds(assembler.takeAll(0, 7))).isEqualTo(first);
+
+        final List<List<String>> orders = new ArrayList<>();
+        for (long salt = 0; salt < 8; salt++) {
+            ids.forEach(id -> assembler.add(pending(20, Groups.group(id, 0, 4, 64)), 0, 0));
+            orders.add(transitionIds(assembler.takeAll(0, salt)));
+        }
+        assertThat(Set.copyOf(orders)).as("the salt reorders rounds").hasSizeGreaterThan(3);
+    }
+
+    private static List<String> transitionIds(final List<BatchAssembler.Pending> batch) {
+        return batch.stream().map(p -> p.group().getTransitionId()).toList();
     }
 
     @Test
