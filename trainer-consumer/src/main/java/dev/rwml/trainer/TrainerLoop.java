@@ -231,7 +231,8 @@ public final class TrainerLoop implements AutoCloseable {
      * rewards topic to its current (committed) end, it trains every buffered trainable group in an
      * order fixed by the groups, in batches of {@code batch.size}, publishes one version holding
      * them (or, when none was trainable, commits the offsets passed over), and completes the future
-     * with its latest version. The caller makes sure the round's groups were all committed first.
+     * with its latest version. The version cadence is the caller's round size. The caller makes
+     * sure the round's groups were all committed first.
      *
      * @throws IllegalStateException when the trainer is paced on arrival, or a round is still open
      */
@@ -414,6 +415,8 @@ public final class TrainerLoop implements AutoCloseable {
             }
             final List<BatchAssembler.Pending> groups =
                     assembler.takeAll(versions.latest(), roundsClosed);
+            // One version holds the round: its offsets commit with it, so a crash loses nothing
+            // and trains nothing twice.
             for (int from = 0; from < groups.size(); from += config.batchSize()) {
                 train(groups.subList(from, Math.min(groups.size(), from + config.batchSize())));
             }
@@ -427,7 +430,7 @@ public final class TrainerLoop implements AutoCloseable {
             }
             roundsClosed++;
             LOG.info(
-                    "Trainer of run {}: round {} closed with {} group(s) trained; version {}",
+                    "Trainer of run {}: round {} closed, {} group(s) trained; version {}",
                     config.run(),
                     roundsClosed,
                     groups.size(),
