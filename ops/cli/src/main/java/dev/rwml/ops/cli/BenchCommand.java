@@ -1,10 +1,10 @@
 package dev.rwml.ops.cli;
 
-import dev.rwml.ops.cli.bench.Arm;
-import dev.rwml.ops.cli.bench.BenchRun;
-import dev.rwml.ops.cli.demo.DemoSettings;
 import dev.rwml.ops.cli.eval.ReportWriter;
 import dev.rwml.ops.cli.live.LiveView;
+import dev.rwml.pipeline.bench.Arm;
+import dev.rwml.pipeline.bench.BenchRun;
+import dev.rwml.pipeline.local.DemoSettings;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

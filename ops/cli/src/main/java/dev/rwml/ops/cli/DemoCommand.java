@@ -1,9 +1,9 @@
 package dev.rwml.ops.cli;
 
-import dev.rwml.ops.cli.demo.DemoRun;
-import dev.rwml.ops.cli.demo.DemoSettings;
 import dev.rwml.ops.cli.demo.ReportWriter;
 import dev.rwml.ops.cli.live.LiveView;
+import dev.rwml.pipeline.local.DemoRun;
+import dev.rwml.pipeline.local.DemoSettings;
 import dev.rwml.runtime.lifecycle.StopSignals;
 import dev.rwml.worldmodel.hf.LoraConfig;
 import java.nio.file.Path;

@@ -1,8 +1,8 @@
 package dev.rwml.ops.cli;
 
-import dev.rwml.ops.cli.dlq.DeadLetterEntry;
-import dev.rwml.ops.cli.dlq.DeadLetterStore;
-import dev.rwml.ops.cli.dlq.PayloadPreview;
+import dev.rwml.pipeline.deadletters.DeadLetterEntry;
+import dev.rwml.pipeline.deadletters.DeadLetterStore;
+import dev.rwml.pipeline.deadletters.PayloadPreview;
 import dev.rwml.runtime.StageName;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;

@@ -6,7 +6,7 @@ import dev.rwml.channel.init.PretrainingSlice;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.OffsetRange;
 import dev.rwml.ops.cli.live.LiveView;
-import dev.rwml.ops.cli.live.SftBar;
+import dev.rwml.pipeline.watch.SftBar;
 import dev.rwml.runtime.settings.Connection;
 import dev.rwml.worldmodel.hf.LoraConfig;
 import dev.rwml.worldmodel.train.StepMetrics;

@@ -1,7 +1,7 @@
 package dev.rwml.ops.cli;
 
 import dev.rwml.ops.cli.live.LiveView;
-import dev.rwml.ops.cli.status.RunOutput;
+import dev.rwml.pipeline.watch.RunOutput;
 import java.io.PrintWriter;
 
 /**

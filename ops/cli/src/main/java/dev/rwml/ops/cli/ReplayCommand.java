@@ -1,8 +1,8 @@
 package dev.rwml.ops.cli;
 
 import dev.rwml.ops.cli.live.LiveView;
-import dev.rwml.ops.cli.replay.ReplayRun;
-import dev.rwml.ops.cli.replay.SliceBound;
+import dev.rwml.pipeline.replay.ReplayRun;
+import dev.rwml.pipeline.replay.SliceBound;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;

@@ -1,10 +1,10 @@
 package dev.rwml.ops.cli;
 
-import dev.rwml.ops.cli.status.LagMeter;
-import dev.rwml.ops.cli.status.RunStatus;
-import dev.rwml.ops.cli.status.StatusCollector;
 import dev.rwml.ops.cli.status.StatusReport;
 import dev.rwml.ops.cli.status.StatusWebServer;
+import dev.rwml.pipeline.watch.LagMeter;
+import dev.rwml.pipeline.watch.RunStatus;
+import dev.rwml.pipeline.watch.StatusCollector;
 import dev.rwml.runtime.StageName;
 import dev.rwml.runtime.lifecycle.StopSignals;
 import java.io.PrintWriter;

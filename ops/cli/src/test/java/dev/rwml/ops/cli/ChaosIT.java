@@ -13,7 +13,7 @@ import dev.rwml.events.PredictionGroup;
 import dev.rwml.events.RewardedGroup;
 import dev.rwml.events.Transition;
 import dev.rwml.ops.cli.RwmlProcesses.Child;
-import dev.rwml.ops.cli.status.RunObserver;
+import dev.rwml.pipeline.watch.RunObserver;
 import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.RunTopics;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rwml.channel.init.BaseModelInit;
 import dev.rwml.env.produce.TransitionPublisher;
-import dev.rwml.ops.cli.dlq.DeadLetterStore;
+import dev.rwml.pipeline.deadletters.DeadLetterStore;
 import dev.rwml.prediction.PredictionConfig;
 import dev.rwml.reward.RewardConfig;
 import dev.rwml.runtime.settings.Connection;

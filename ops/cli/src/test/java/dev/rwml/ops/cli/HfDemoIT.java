@@ -3,9 +3,9 @@ package dev.rwml.ops.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rwml.evaluation.VersionScore;
-import dev.rwml.ops.cli.demo.DemoRun;
-import dev.rwml.ops.cli.demo.DemoSettings;
 import dev.rwml.ops.cli.demo.ReportWriter;
+import dev.rwml.pipeline.local.DemoRun;
+import dev.rwml.pipeline.local.DemoSettings;
 import dev.rwml.worldmodel.hf.HfFixtures;
 import dev.rwml.worldmodel.hf.LoraConfig;
 import java.io.PrintWriter;

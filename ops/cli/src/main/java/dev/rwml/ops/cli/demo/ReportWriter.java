@@ -2,10 +2,12 @@ package dev.rwml.ops.cli.demo;
 
 import dev.rwml.evaluation.VersionScore;
 import dev.rwml.events.ModelVersion;
-import dev.rwml.ops.cli.status.RunProgress.PassRate;
 import dev.rwml.ops.cli.web.CsvTable;
 import dev.rwml.ops.cli.web.HtmlTemplate;
 import dev.rwml.ops.cli.web.LineChart;
+import dev.rwml.pipeline.local.DemoRun;
+import dev.rwml.pipeline.local.RunMonitor;
+import dev.rwml.pipeline.watch.RunProgress.PassRate;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,2 +1,2 @@
-/** rwml demo: a whole run on a local cluster, its progress view and its report. */
+/** rwml demo: the report of a whole run on a local cluster. */
 package dev.rwml.ops.cli.demo;

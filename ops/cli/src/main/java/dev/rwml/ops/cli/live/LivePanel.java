@@ -1,9 +1,10 @@
 package dev.rwml.ops.cli.live;
 
-import dev.rwml.ops.cli.live.LiveFacts.Bar;
-import dev.rwml.ops.cli.live.LiveFacts.Stage;
-import dev.rwml.ops.cli.live.LiveFacts.Trainer;
-import dev.rwml.ops.cli.live.LiveFacts.Version;
+import dev.rwml.pipeline.watch.LiveFacts;
+import dev.rwml.pipeline.watch.LiveFacts.Bar;
+import dev.rwml.pipeline.watch.LiveFacts.Stage;
+import dev.rwml.pipeline.watch.LiveFacts.Trainer;
+import dev.rwml.pipeline.watch.LiveFacts.Version;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,9 +17,6 @@ import java.util.Locale;
  * (62)}, {@code 12 steps}, {@code 45/100}), so a reader, or a test, finds it in either. Pure.
  */
 public final class LivePanel {
-
-    /** Versions shown, newest first. */
-    public static final int VERSIONS_SHOWN = 4;
 
     private static final int BAR_WIDTH = 24;
 
@@ -97,7 +95,8 @@ public final class LivePanel {
             return "(none committed yet)";
         }
         final List<String> parts = new ArrayList<>();
-        for (final Version v : versions.subList(0, Math.min(VERSIONS_SHOWN, versions.size()))) {
+        for (final Version v :
+                versions.subList(0, Math.min(LiveFacts.VERSIONS_SHOWN, versions.size()))) {
             parts.add(
                     "v"
                             + v.version()

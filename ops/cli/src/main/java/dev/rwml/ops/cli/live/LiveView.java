@@ -1,6 +1,7 @@
 package dev.rwml.ops.cli.live;
 
-import dev.rwml.ops.cli.status.RunOutput;
+import dev.rwml.pipeline.watch.LiveFacts;
+import dev.rwml.pipeline.watch.RunOutput;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;

@@ -1,8 +1,9 @@
 package dev.rwml.ops.cli.status;
 
-import dev.rwml.ops.cli.status.RunStatus.TopicRate;
-import dev.rwml.ops.cli.status.RunStatus.VersionInfo;
 import dev.rwml.ops.cli.web.LineChart;
+import dev.rwml.pipeline.watch.RunStatus;
+import dev.rwml.pipeline.watch.RunStatus.TopicRate;
+import dev.rwml.pipeline.watch.RunStatus.VersionInfo;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;

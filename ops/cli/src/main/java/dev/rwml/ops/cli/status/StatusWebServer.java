@@ -3,6 +3,7 @@ package dev.rwml.ops.cli.status;
 import dev.rwml.ops.cli.web.LineChart;
 import dev.rwml.ops.cli.web.WebServer;
 import dev.rwml.ops.cli.web.WebServer.Response;
+import dev.rwml.pipeline.watch.RunStatus;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

@@ -1,2 +1,2 @@
-/** rwml status: lag, progress, versions and dead letters of a run, as text and as a web page. */
+/** rwml status: a run's lag, progress, versions and dead letters as text and as a web page. */
 package dev.rwml.ops.cli.status;

@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import dev.rwml.evaluation.VersionScore;
 import dev.rwml.ops.cli.Progress;
 import dev.rwml.ops.cli.live.LiveFactsText;
+import dev.rwml.pipeline.local.DemoRun;
+import dev.rwml.pipeline.local.DemoSettings;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;

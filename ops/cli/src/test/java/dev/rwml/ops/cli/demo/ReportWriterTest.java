@@ -3,7 +3,8 @@ package dev.rwml.ops.cli.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rwml.evaluation.VersionScore;
-import dev.rwml.ops.cli.status.RunProgress.PassRate;
+import dev.rwml.pipeline.local.RunMonitor;
+import dev.rwml.pipeline.watch.RunProgress.PassRate;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;

@@ -2,10 +2,11 @@ package dev.rwml.ops.cli.live;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.rwml.ops.cli.live.LiveFacts.Bar;
-import dev.rwml.ops.cli.live.LiveFacts.Stage;
-import dev.rwml.ops.cli.live.LiveFacts.Trainer;
-import dev.rwml.ops.cli.live.LiveFacts.Version;
+import dev.rwml.pipeline.watch.LiveFacts;
+import dev.rwml.pipeline.watch.LiveFacts.Bar;
+import dev.rwml.pipeline.watch.LiveFacts.Stage;
+import dev.rwml.pipeline.watch.LiveFacts.Trainer;
+import dev.rwml.pipeline.watch.LiveFacts.Version;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;

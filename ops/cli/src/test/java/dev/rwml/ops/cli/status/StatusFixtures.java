@@ -1,10 +1,12 @@
 package dev.rwml.ops.cli.status;
 
-import dev.rwml.ops.cli.status.RunStatus.DeadLetterBrief;
-import dev.rwml.ops.cli.status.RunStatus.DeadLetterSummary;
-import dev.rwml.ops.cli.status.RunStatus.StageLag;
-import dev.rwml.ops.cli.status.RunStatus.TopicRate;
-import dev.rwml.ops.cli.status.RunStatus.VersionInfo;
+import dev.rwml.pipeline.watch.RunProgress;
+import dev.rwml.pipeline.watch.RunStatus;
+import dev.rwml.pipeline.watch.RunStatus.DeadLetterBrief;
+import dev.rwml.pipeline.watch.RunStatus.DeadLetterSummary;
+import dev.rwml.pipeline.watch.RunStatus.StageLag;
+import dev.rwml.pipeline.watch.RunStatus.TopicRate;
+import dev.rwml.pipeline.watch.RunStatus.VersionInfo;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;

@@ -1,2 +1,0 @@
-/** rwml replay: retraining a run from a slice of its topics. */
-package dev.rwml.ops.cli.replay;
