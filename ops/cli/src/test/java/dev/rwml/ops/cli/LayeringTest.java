@@ -9,14 +9,15 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
+import dev.rwml.pipeline.PipelineLayeringViolation;
 import dev.rwml.scoring.LayeringViolation;
 import org.junit.jupiter.api.Test;
 
 /**
  * The modules' allowed dependencies, checked on the main code of every module (this module's tests
  * see them all). Libraries at the bottom, the model channel above the model library, the stages
- * above both and never on each other, the command on top; a new import that breaks the picture
- * fails here with the class and the line.
+ * above both and never on each other, the local pipeline above the stages, the command on top; a
+ * new import that breaks the picture fails here with the class and the line.
  */
 class LayeringTest {
 
@@ -33,6 +34,7 @@ class LayeringTest {
     private static final String REWARD = "reward-stream";
     private static final String TRAINER = "trainer-consumer";
     private static final String SERVING = "serving";
+    private static final String PIPELINE = "pipeline";
     private static final String CLI = "ops/cli";
     private static final String EMBEDDED = "ops/embedded-cluster";
 
@@ -77,6 +79,8 @@ class LayeringTest {
                 .definedBy("dev.rwml.trainer..")
                 .layer(SERVING)
                 .definedBy("dev.rwml.serving..")
+                .layer(PIPELINE)
+                .definedBy("dev.rwml.pipeline..")
                 .layer(CLI)
                 .definedBy("dev.rwml.ops.cli..")
                 .layer(EMBEDDED)
@@ -113,6 +117,23 @@ class LayeringTest {
                 .mayOnlyAccessLayers(SCHEMAS, RUNTIME, WORLD_MODEL, MODEL_CHANNEL)
                 .whereLayer(EMBEDDED)
                 .mayNotAccessAnyLayer()
+                // the local pipeline: every library and stage, and the embedded cluster, never
+                // the command; the command uses it and everything else
+                .whereLayer(PIPELINE)
+                .mayOnlyAccessLayers(
+                        SCHEMAS,
+                        RUNTIME,
+                        WORLD_MODEL,
+                        MODEL_CHANNEL,
+                        ENVIRONMENTS,
+                        SCORING,
+                        EVALUATION,
+                        ENV_PRODUCERS,
+                        PREDICTION,
+                        FILTER,
+                        REWARD,
+                        TRAINER,
+                        EMBEDDED)
                 .whereLayer(CLI)
                 .mayNotBeAccessedByAnyLayer();
     }
@@ -128,6 +149,15 @@ class LayeringTest {
                 new ClassFileImporter().importClasses(LayeringViolation.class);
         assertThat(modules().withOptionalLayers(true).evaluate(withViolation).hasViolation())
                 .as("a scoring class that uses the reward stage")
+                .isTrue();
+    }
+
+    @Test
+    void shouldFailOnAPipelineClassThatUsesTheCommand() {
+        final JavaClasses withViolation =
+                new ClassFileImporter().importClasses(PipelineLayeringViolation.class);
+        assertThat(modules().withOptionalLayers(true).evaluate(withViolation).hasViolation())
+                .as("a pipeline class that uses the command's progress printer")
                 .isTrue();
     }
 
