@@ -167,11 +167,13 @@ final class BatchingPredictionProcessor
         if (!config.envNames().isEmpty()
                 && !config.envNames().contains(transition.getEnv().getName())) {
             metrics.skipped("env");
+            gate.settled(meta.partition(), meta.offset(), false);
             return;
         }
         if (!config.splits().isEmpty()
                 && !config.splits().contains(transition.getEnv().getSplit())) {
             metrics.skipped("split");
+            gate.settled(meta.partition(), meta.offset(), false);
             return;
         }
         final String duplicate =
@@ -386,6 +388,7 @@ final class BatchingPredictionProcessor
                             item.record.timestamp(),
                             item.record.kafkaHeaders()),
                     PREDICTIONS_SINK);
+            gate.settled(item.record.partition(), item.record.offset(), true);
             emitted++;
         }
         metrics.batch(emitted, nanos, generatedTokens);
@@ -484,6 +487,7 @@ final class BatchingPredictionProcessor
     }
 
     private void deadLetter(final BufferedRecord record, final Throwable error) {
+        gate.settled(record.partition(), record.offset(), false);
         LOG.warn(
                 "Dead-lettering {}-{}@{}: {}",
                 record.topic(),

@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What the prediction stage may generate now, and with which version.
@@ -16,11 +17,18 @@ import java.util.TreeMap;
  * once the round's last record was read, and only while the version named by the round serves.
  * Nothing of a round depends on timing: neither its batches (so neither its sampling seeds) nor the
  * version that samples it. Transitions read beyond the open round wait in the buffer.
+ *
+ * <p>A paced gate also keeps a ledger of the input records the stage has settled: emitted as a
+ * group, or passed over for good (dead-lettered, or skipped by {@code select.envs} and the like),
+ * so that whoever opens rounds can tell when one is done and how many groups it must then find
+ * committed downstream. The ledger is the stage's memory, not Kafka's: a group emitted in a
+ * transaction that later aborts is emitted again and counted once.
  */
 public final class GenerationGate {
 
     private final boolean paced;
     private volatile Round round;
+    private final Map<Integer, Map<Long, Boolean>> ledger = new ConcurrentHashMap<>();
 
     private GenerationGate(final boolean paced) {
         this.paced = paced;
@@ -62,6 +70,36 @@ public final class GenerationGate {
     /** The round open now; empty while none is (or the gate is unpaced). */
     public Optional<Round> current() {
         return Optional.ofNullable(round);
+    }
+
+    /** Notes that the record at {@code offset} of {@code partition} was settled. */
+    void settled(final int partition, final long offset, final boolean emitted) {
+        if (paced) {
+            ledger.computeIfAbsent(partition, p -> new ConcurrentHashMap<>()).put(offset, emitted);
+        }
+    }
+
+    /** Whether the record at {@code offset} of {@code partition} was emitted or passed over. */
+    public boolean isSettled(final int partition, final long offset) {
+        final Map<Long, Boolean> settled = ledger.get(partition);
+        return settled != null && settled.containsKey(offset);
+    }
+
+    /** How many records the ledger holds as emitted as groups. */
+    public long emitted() {
+        long emitted = 0;
+        for (final Map<Long, Boolean> settled : ledger.values()) {
+            emitted += settled.values().stream().filter(e -> e).count();
+        }
+        return emitted;
+    }
+
+    /**
+     * Empties the ledger, before the same input is read again (a replay's next epoch); the stage
+     * must not be generating.
+     */
+    public void clearLedger() {
+        ledger.clear();
     }
 
     /**

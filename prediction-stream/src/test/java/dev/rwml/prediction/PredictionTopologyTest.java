@@ -294,6 +294,9 @@ class PredictionTopologyTest {
                 .containsExactly("alfworld/e1/0", "alfworld/e1/1", "alfworld/e1/2");
         assertThat(meters.get("rwml.prediction.batch.size").summary().count()).isEqualTo(2);
         assertThat(meters.get("rwml.prediction.batch.size").summary().max()).isEqualTo(2);
+        assertThat(gate.emitted()).isEqualTo(3);
+        assertThat(gate.isSettled(0, 2)).isTrue();
+        assertThat(gate.isSettled(0, 3)).as("read, buffered, not generated").isFalse();
 
         gate.open(new GenerationGate.Round(1, 0, Map.of(0, 6L)));
         driver.advanceWallClockTime(Duration.ofMillis(100));
@@ -310,6 +313,17 @@ class PredictionTopologyTest {
         assertThat(predictions.readKeyValuesToList())
                 .extracting(kv -> kv.key)
                 .containsExactly("alfworld/e1/5", "alfworld/e1/6");
+    }
+
+    @Test
+    void shouldSettleARecordItSkipsSoThatItsRoundCanEnd() {
+        gate = GenerationGate.paced();
+        start(config(Map.of("batch.size", "2", "select.splits", "valid_seen")));
+
+        pipe(TinyWorldModels.transition("e1", 0, "a", 0));
+
+        assertThat(gate.isSettled(0, 0)).isTrue();
+        assertThat(gate.emitted()).isZero();
     }
 
     @Test
