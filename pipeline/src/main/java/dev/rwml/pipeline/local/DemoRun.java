@@ -113,7 +113,7 @@ public final class DemoRun {
     }
 
     /**
-     * @param dir the demo's directory ({@code ./.rwml}): cluster data, stream state and report
+     * @param dir the demo's directory ({@code ./.rwml}): cluster data and stream state
      * @param settings what to run
      * @param output where progress and live facts go
      */
