@@ -120,6 +120,7 @@ final class BenchArms {
                                 SliceBound.offsets(slice.from()),
                                 SliceBound.offsets(slice.until()),
                                 settings.training().epochs(),
+                                settings.training().roundTransitions(),
                                 settings.dir().resolve("state").resolve(run),
                                 stages.get("prediction."),
                                 stages.get("reward."),

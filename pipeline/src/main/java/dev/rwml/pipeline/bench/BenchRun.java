@@ -70,6 +70,7 @@ public final class BenchRun {
             m.put("filter.episodes", Integer.toString(data.filterEpisodes()));
             m.put("slice.episodes", Integer.toString(data.sliceEpisodes()));
             m.put("epochs", Integer.toString(training.epochs()));
+            m.put("round.transitions", Integer.toString(training.roundTransitions()));
             m.put("groups.per.step", Integer.toString(training.groupsPerStep()));
             m.put("learning.rate", Double.toString(training.learningRate()));
             m.put("warmup.fraction", Double.toString(training.warmupFraction()));
@@ -114,6 +115,7 @@ public final class BenchRun {
      * @param arms the arms trained per seed
      * @param baseSteps SFT steps of the base model
      * @param epochs how many times each arm replays its slice
+     * @param roundTransitions about how many transitions each replay round holds (one version each)
      * @param groupsPerStep groups per optimizer step
      * @param learningRate the arms' learning rate
      * @param warmupFraction learning-rate warmup as a fraction of the most optimizer steps a slice
@@ -127,6 +129,7 @@ public final class BenchRun {
             List<Arm> arms,
             int baseSteps,
             int epochs,
+            int roundTransitions,
             int groupsPerStep,
             double learningRate,
             double warmupFraction,
@@ -138,10 +141,14 @@ public final class BenchRun {
             if (arms.isEmpty()) {
                 throw new IllegalArgumentException("--arms must name at least one arm");
             }
-            if (epochs < 1 || groupsPerStep < 1 || filterTries < 1 || maxNewTokens < 1) {
+            if (epochs < 1
+                    || roundTransitions < 1
+                    || groupsPerStep < 1
+                    || filterTries < 1
+                    || maxNewTokens < 1) {
                 throw new IllegalArgumentException(
-                        "--epochs, --groups-per-step, --filter-tries and --max-new-tokens must be"
-                                + " at least 1");
+                        "--epochs, --round-transitions, --groups-per-step, --filter-tries and"
+                                + " --max-new-tokens must be at least 1");
             }
             if (warmupFraction < 0 || warmupFraction >= 1) {
                 throw new IllegalArgumentException(

@@ -1,5 +1,6 @@
 package dev.rwml.pipeline.local;
 
+import dev.rwml.prediction.GenerationGate;
 import dev.rwml.prediction.PredictionApp;
 import dev.rwml.prediction.PredictionConfig;
 import dev.rwml.prediction.PredictionStage;
@@ -10,6 +11,7 @@ import dev.rwml.runtime.lifecycle.RunningStage;
 import dev.rwml.trainer.PublishListener;
 import dev.rwml.trainer.TrainerApp;
 import dev.rwml.trainer.TrainerConfig;
+import dev.rwml.trainer.TrainerLoop;
 import dev.rwml.trainer.TrainerStage;
 import dev.rwml.worldmodel.serve.CheckpointModelLoader;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -27,6 +29,7 @@ public final class PipelineStages implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PipelineStages.class);
 
     private final PredictionConfig predictionConfig;
+    private final GenerationGate gate;
     private final MeterRegistry meters;
     private volatile PredictionStage prediction;
     private final RewardStage reward;
@@ -34,11 +37,13 @@ public final class PipelineStages implements AutoCloseable {
 
     private PipelineStages(
             final PredictionConfig predictionConfig,
+            final GenerationGate gate,
             final MeterRegistry meters,
             final PredictionStage prediction,
             final RewardStage reward,
             final TrainerStage trainer) {
         this.predictionConfig = predictionConfig;
+        this.gate = gate;
         this.meters = meters;
         this.prediction = prediction;
         this.reward = reward;
@@ -55,14 +60,53 @@ public final class PipelineStages implements AutoCloseable {
             final TrainerConfig trainer,
             final MeterRegistry meters,
             final PublishListener listener) {
-        final TrainerStage trainerStage = TrainerApp.start(trainer, meters, listener);
+        return start(
+                prediction,
+                reward,
+                trainer,
+                meters,
+                listener,
+                GenerationGate.unpaced(),
+                TrainerLoop.Pacing.ON_ARRIVAL);
+    }
+
+    /**
+     * Starts the stages paced by rounds: the prediction stage generates what {@code gate} opens,
+     * the trainer trains when a round is closed ({@link TrainerLoop#closeRound}), so what they
+     * train does not depend on timing.
+     */
+    public static PipelineStages startInRounds(
+            final PredictionConfig prediction,
+            final RewardConfig reward,
+            final TrainerConfig trainer,
+            final MeterRegistry meters,
+            final GenerationGate gate) {
+        return start(
+                prediction,
+                reward,
+                trainer,
+                meters,
+                PublishListener.NONE,
+                gate,
+                TrainerLoop.Pacing.BY_ROUND);
+    }
+
+    private static PipelineStages start(
+            final PredictionConfig prediction,
+            final RewardConfig reward,
+            final TrainerConfig trainer,
+            final MeterRegistry meters,
+            final PublishListener listener,
+            final GenerationGate gate,
+            final TrainerLoop.Pacing pacing) {
+        final TrainerStage trainerStage = TrainerApp.start(trainer, meters, listener, pacing);
         RewardStage rewardStage = null;
         try {
             rewardStage = RewardApp.start(reward, meters);
             final PredictionStage predictionStage =
-                    PredictionApp.start(prediction, meters, CheckpointModelLoader.standard());
+                    PredictionApp.start(prediction, meters, CheckpointModelLoader.standard(), gate);
             return new PipelineStages(
-                    prediction, meters, predictionStage, rewardStage, trainerStage);
+                    prediction, gate, meters, predictionStage, rewardStage, trainerStage);
         } catch (RuntimeException e) {
             if (rewardStage != null) {
                 rewardStage.close();
@@ -97,7 +141,8 @@ public final class PipelineStages implements AutoCloseable {
         prediction.close();
         beforeStart.run();
         prediction =
-                PredictionApp.start(predictionConfig, meters, CheckpointModelLoader.standard());
+                PredictionApp.start(
+                        predictionConfig, meters, CheckpointModelLoader.standard(), gate);
     }
 
     /** Which stage stopped on its own (its streams failed, or the trainer returned), if any. */

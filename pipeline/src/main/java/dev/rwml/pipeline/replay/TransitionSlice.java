@@ -4,6 +4,7 @@ import dev.rwml.runtime.settings.Connection;
 import dev.rwml.schemas.topics.TopicCatalog;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,11 +27,15 @@ import org.apache.kafka.common.TopicPartition;
  *
  * @param from the first offset of each partition in the slice
  * @param until the first offset of each partition after the slice
- * @param transitions committed records in the slice (transaction markers excluded)
+ * @param offsets per partition, the offsets of the committed records in the slice, in order
+ *     (transaction markers and aborted records excluded)
  * @param oldest the oldest record timestamp in the slice, or now when it is empty
  */
 public record TransitionSlice(
-        Map<Integer, Long> from, Map<Integer, Long> until, long transitions, Instant oldest) {
+        Map<Integer, Long> from,
+        Map<Integer, Long> until,
+        Map<Integer, List<Long>> offsets,
+        Instant oldest) {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
@@ -38,6 +43,12 @@ public record TransitionSlice(
     public TransitionSlice {
         from = Map.copyOf(new TreeMap<>(from));
         until = Map.copyOf(new TreeMap<>(until));
+        offsets = Map.copyOf(offsets);
+    }
+
+    /** Committed records in the slice. */
+    public long transitions() {
+        return offsets.values().stream().mapToLong(List::size).sum();
     }
 
     /** The offsets as {@code 0:120,1:98} (the prediction stage's {@code stop.at} syntax). */
@@ -151,7 +162,8 @@ public record TransitionSlice(
             final String topic,
             final Map<Integer, Long> from,
             final Map<Integer, Long> until) {
-        long count = 0;
+        final Map<Integer, List<Long>> offsets = new TreeMap<>();
+        from.keySet().forEach(p -> offsets.put(p, new ArrayList<>()));
         long oldest = Long.MAX_VALUE;
         try (KafkaConsumer<byte[], byte[]> consumer =
                 connection.readCommittedConsumer("rwml-replay-slice-" + topic)) {
@@ -167,7 +179,7 @@ public record TransitionSlice(
             while (!remaining.isEmpty()) {
                 for (final ConsumerRecord<byte[], byte[]> r : consumer.poll(TIMEOUT)) {
                     if (r.offset() < until.get(r.partition())) {
-                        count++;
+                        offsets.get(r.partition()).add(r.offset());
                         oldest = Math.min(oldest, r.timestamp());
                     }
                 }
@@ -178,7 +190,7 @@ public record TransitionSlice(
         return new TransitionSlice(
                 from,
                 until,
-                count,
+                offsets,
                 oldest == Long.MAX_VALUE ? Instant.now() : Instant.ofEpochMilli(oldest));
     }
 

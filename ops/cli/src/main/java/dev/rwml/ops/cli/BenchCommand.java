@@ -5,6 +5,7 @@ import dev.rwml.ops.cli.live.LiveView;
 import dev.rwml.pipeline.bench.Arm;
 import dev.rwml.pipeline.bench.BenchRun;
 import dev.rwml.pipeline.local.DemoSettings;
+import dev.rwml.pipeline.replay.ReplayRun;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,6 +67,16 @@ final class BenchCommand implements Callable<Integer> {
             names = "--epochs",
             description = "Replays of each slice per arm (default: 4, 1 with --quick).")
     private Integer epochs;
+
+    @Option(
+            names = "--round-transitions",
+            paramLabel = "N",
+            description =
+                    "About how many transitions each replay round holds; a round is trained into"
+                            + " one version before the next is generated (default: "
+                            + ReplayRun.DEFAULT_ROUND_TRANSITIONS
+                            + ").")
+    private Integer roundTransitions;
 
     @Option(
             names = "--arms",
@@ -219,6 +230,7 @@ final class BenchCommand implements Callable<Integer> {
                                 trained,
                                 or(baseSteps, quick ? demo.initSteps() : 600),
                                 or(epochs, quick ? 1 : 4),
+                                or(roundTransitions, ReplayRun.DEFAULT_ROUND_TRANSITIONS),
                                 or(groupsPerStep, quick ? demo.groupsPerStep() : 2),
                                 learningRate != null ? learningRate : demo.learningRate(),
                                 warmupFraction,

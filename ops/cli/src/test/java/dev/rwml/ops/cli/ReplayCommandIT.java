@@ -14,6 +14,7 @@ import dev.rwml.env.produce.TransitionProducer;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.OffsetRange;
 import dev.rwml.events.PredictionGroup;
+import dev.rwml.events.RewardedGroup;
 import dev.rwml.events.TransitionDifficulty;
 import dev.rwml.ops.embedded.KafkaStack;
 import dev.rwml.ops.embedded.TestClients;
@@ -63,6 +64,8 @@ class ReplayCommandIT {
     private static final String BASE_RUN = "replay-base";
     private static final String RUN = "replay-new";
     private static final String FILTERED = "replay-filtered";
+    private static final String AGAIN = "replay-again";
+    private static final String LOADED = "replay-loaded";
 
     // What the replay left, for the tests.
     private CliRunner.Result result;
@@ -72,6 +75,11 @@ class ReplayCommandIT {
     private CliRunner.Result filteredResult;
     private List<TransitionDifficulty> verdicts;
     private List<String> predictedAfterFilter;
+    private List<ModelVersion> versionsAgain;
+    private List<ModelVersion> versionsLoaded;
+    private Map<String, String> generated;
+    private Map<String, String> generatedAgain;
+    private Map<String, String> generatedLoaded;
 
     /**
      * Produces transitions, initialises the base run on them, produces the slice and more after it,
@@ -103,35 +111,8 @@ class ReplayCommandIT {
         final Map<Integer, Long> until = ends(bootstrap);
         produce(bootstrap, registry, 1, 13);
 
-        result =
-                CliRunner.rwml(
-                        "replay",
-                        "--run",
-                        RUN,
-                        "--from-run",
-                        BASE_RUN,
-                        "--from",
-                        TransitionSlice.text(from),
-                        "--until",
-                        TransitionSlice.text(until),
-                        "--state-dir",
-                        dir.toString(),
-                        "--epochs",
-                        "2",
-                        "--bootstrap-servers",
-                        bootstrap,
-                        "--schema-registry-url",
-                        registry,
-                        "--set",
-                        "prediction.group.size=2",
-                        "--set",
-                        "prediction.sampling.max.new.tokens=16",
-                        "--set",
-                        "trainer.groups.per.step=2",
-                        "--set",
-                        "trainer.publish.every.steps=2");
-
-        versions = versions(bootstrap, registry);
+        result = replay(RUN, from, until, dir);
+        versions = versions(bootstrap, registry, RUN);
         slice = sliceIds(bootstrap, from, until);
         predicted = predictedIds(bootstrap, registry, RUN);
 
@@ -167,6 +148,88 @@ class ReplayCommandIT {
                         "trainer.groups.per.step=2");
         verdicts = verdicts(bootstrap, registry);
         predictedAfterFilter = predictedIds(bootstrap, registry, FILTERED);
+
+        // The same replay twice more: once more as it was, once with both cores kept busy.
+        assertThat(replay(AGAIN, from, until, dir).code()).isZero();
+        versionsAgain = versions(bootstrap, registry, AGAIN);
+        generatedAgain = generated(bootstrap, registry, AGAIN);
+        try (CpuLoad load = new CpuLoad(4)) {
+            assertThat(replay(LOADED, from, until, dir).code()).isZero();
+        }
+        versionsLoaded = versions(bootstrap, registry, LOADED);
+        generatedLoaded = generated(bootstrap, registry, LOADED);
+        generated = generated(bootstrap, registry, RUN);
+    }
+
+    /**
+     * Replays the slice into {@code run} for two epochs in rounds of about 8 transitions, training
+     * WM-SFT, which steps on every group (the barely trained base gives GRPO no advantage), so that
+     * every round's version differs and generates the next round.
+     */
+    private static CliRunner.Result replay(
+            final String run,
+            final Map<Integer, Long> from,
+            final Map<Integer, Long> until,
+            final Path dir) {
+        return CliRunner.rwml(
+                "replay",
+                "--run",
+                run,
+                "--from-run",
+                BASE_RUN,
+                "--from",
+                TransitionSlice.text(from),
+                "--until",
+                TransitionSlice.text(until),
+                "--state-dir",
+                dir.toString(),
+                "--epochs",
+                "2",
+                "--round-transitions",
+                "8",
+                "--bootstrap-servers",
+                KAFKA.bootstrapServers(),
+                "--schema-registry-url",
+                KAFKA.schemaRegistryUrl(),
+                "--set",
+                "prediction.group.size=2",
+                "--set",
+                "prediction.sampling.max.new.tokens=16",
+                "--set",
+                "trainer.objective=sft",
+                "--set",
+                "trainer.groups.per.step=2");
+    }
+
+    /** Threads that keep the CPUs busy until closed. */
+    private static final class CpuLoad implements AutoCloseable {
+        private final List<Thread> threads = new ArrayList<>();
+        private volatile boolean running = true;
+
+        CpuLoad(final int threadCount) {
+            for (int i = 0; i < threadCount; i++) {
+                final Thread t =
+                        new Thread(
+                                () -> {
+                                    double x = 1;
+                                    while (running) {
+                                        x = Math.sin(x) + 1;
+                                    }
+                                },
+                                "cpu-load-" + i);
+                t.setDaemon(true);
+                t.start();
+                threads.add(t);
+            }
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            running = false;
+            for (final Thread t : threads) {
+                t.join();
+            }
+        }
     }
 
     @Test
@@ -207,6 +270,54 @@ class ReplayCommandIT {
     @Test
     void shouldPublishTheBaseAndAtLeastOneTrainedVersion() {
         assertThat(versions).as("base and at least a final version").hasSizeGreaterThanOrEqualTo(2);
+    }
+
+    /**
+     * Rounds make a replay independent of the machine's speed: run again, and under load, it trains
+     * and publishes the same models, byte for byte.
+     */
+    @Test
+    void shouldTrainTheSameModelsWhenRunAgainAndUnderLoad() {
+        assertThat(versions.stream().mapToLong(v -> v.getCounters().getSteps()).skip(1).sum())
+                .as("the replay took optimizer steps, so there is something to compare")
+                .isPositive();
+        final List<String> checksums = checksums(versions);
+        assertThat(checksums).as("versions after the base").hasSizeGreaterThan(2);
+        assertThat(checksums(versionsAgain)).as("run again").isEqualTo(checksums);
+        assertThat(checksums(versionsLoaded)).as("run under load").isEqualTo(checksums);
+        assertThat(generated).hasSize(2 * slice.size());
+        assertThat(generatedAgain).as("run again").isEqualTo(generated);
+        assertThat(generatedLoaded).as("run under load").isEqualTo(generated);
+    }
+
+    /**
+     * Per transition and generating version, the group's sampled token ids and their similarities
+     * to the observed next state, from the run's rewards topic.
+     */
+    private static Map<String, String> generated(
+            final String bootstrap, final String registry, final String run) {
+        final Map<String, String> out = new TreeMap<>();
+        for (final RewardedGroup g :
+                values(
+                        bootstrap,
+                        registry,
+                        TopicCatalog.defaults().run(run).rewards().name(),
+                        RewardedGroup.class)) {
+            out.put(
+                    g.getTransitionId() + "@" + g.getModelVersion(),
+                    g.getSamples().stream()
+                            .map(x -> x.getTokenIds() + "~" + x.getSimilarity())
+                            .toList()
+                            .toString());
+        }
+        return out;
+    }
+
+    private static List<String> checksums(final List<ModelVersion> published) {
+        return published.stream()
+                .skip(1)
+                .map(v -> v.getCounters().getSteps() + ":" + v.getArtifact().getSha256())
+                .toList();
     }
 
     @Test
@@ -362,8 +473,9 @@ class ReplayCommandIT {
         }
     }
 
-    private static List<ModelVersion> versions(final String bootstrap, final String registry) {
-        try (ModelChannel channel = ModelChannel.of(Connection.of(bootstrap, registry), RUN);
+    private static List<ModelVersion> versions(
+            final String bootstrap, final String registry, final String run) {
+        try (ModelChannel channel = ModelChannel.of(Connection.of(bootstrap, registry), run);
                 ModelChannelReader reader =
                         new ModelChannelReader(channel, Optional.empty(), Duration.ofSeconds(60))) {
             return reader.manifests();
