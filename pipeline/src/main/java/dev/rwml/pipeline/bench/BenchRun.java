@@ -1,6 +1,7 @@
 package dev.rwml.pipeline.bench;
 
 import dev.rwml.evaluation.EvalReport;
+import dev.rwml.events.ModelVersion;
 import dev.rwml.ops.embedded.EmbeddedCluster;
 import dev.rwml.pipeline.bench.BenchState.Step;
 import dev.rwml.pipeline.local.DemoSettings;
@@ -300,6 +301,22 @@ public final class BenchRun {
         return model;
     }
 
+    /** Every version of each arm's run, by run. */
+    private static Map<String, List<ModelVersion>> trainedVersions(
+            final Connection connection, final Map<Integer, Map<Arm, String>> runs) {
+        final Map<String, List<ModelVersion>> out = new TreeMap<>();
+        runs.values()
+                .forEach(
+                        byArm ->
+                                byArm.values()
+                                        .forEach(
+                                                run ->
+                                                        out.put(
+                                                                run,
+                                                                RunVersions.of(connection, run))));
+        return out;
+    }
+
     /** Evaluates the base and every arm's runs, and writes the report and bench.md. */
     private void report(
             final Connection connection,
@@ -342,7 +359,14 @@ public final class BenchRun {
         reportFiles.write(report, reportDir);
         Files.writeString(
                 reportDir.resolve("bench.md"),
-                new BenchSummary(settings, report, runs, matched, steps, filtered(arms, runs))
+                new BenchSummary(
+                                settings,
+                                report,
+                                runs,
+                                matched,
+                                steps,
+                                filtered(arms, runs),
+                                trainedVersions(connection, runs))
                         .markdown(),
                 StandardCharsets.UTF_8);
         say(

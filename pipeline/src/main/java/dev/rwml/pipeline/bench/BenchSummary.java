@@ -4,6 +4,7 @@ import dev.rwml.evaluation.Bootstrap;
 import dev.rwml.evaluation.EvalReport;
 import dev.rwml.evaluation.Interval;
 import dev.rwml.evaluation.TransitionScore;
+import dev.rwml.events.ModelVersion;
 import dev.rwml.pipeline.local.DemoSettings;
 import dev.rwml.pipeline.replay.FilterPass;
 import java.util.ArrayList;
@@ -33,6 +34,7 @@ final class BenchSummary {
     private final Map<String, Long> matched;
     private final Map<String, Long> steps;
     private final Map<Integer, BenchArms.Filtered> filtered;
+    private final Map<String, List<ModelVersion>> versions;
     private final Map<String, EvalReport.ModelResult> byLabel = new HashMap<>();
     private final Bootstrap bootstrap;
 
@@ -43,6 +45,7 @@ final class BenchSummary {
      * @param matched the version of a run taken at RWML's number of steps, by run
      * @param steps the optimizer steps of each evaluated model, by label
      * @param filtered per seed, what the offline filter decided on the RWML arm's slice
+     * @param versions every version of each arm's run, by run
      */
     BenchSummary(
             final BenchRun.Settings settings,
@@ -50,8 +53,10 @@ final class BenchSummary {
             final Map<Integer, Map<Arm, String>> runs,
             final Map<String, Long> matched,
             final Map<String, Long> steps,
-            final Map<Integer, BenchArms.Filtered> filtered) {
+            final Map<Integer, BenchArms.Filtered> filtered,
+            final Map<String, List<ModelVersion>> versions) {
         this.settings = settings;
+        this.versions = versions;
         this.filtered = filtered;
         this.report = report;
         this.runs = runs;
@@ -118,6 +123,7 @@ final class BenchSummary {
                         e.temperature(),
                         t.maxNewTokens()));
         filter(b);
+        training(b);
         methods(b);
         differences(b);
         forgetting(b);
@@ -190,6 +196,67 @@ final class BenchSummary {
             }
         }
         return out;
+    }
+
+    /**
+     * What each arm's replay did with the groups it sampled, summed over its versions' counters: a
+     * replay runs in rounds, so none should be dropped as stale.
+     */
+    private void training(final StringBuilder b) {
+        b.append(
+                        "## What each arm trained on\n\nPer run, summed over its versions: groups"
+                                + " sampled (one per transition and epoch that reached the"
+                                + " trainer), trained, dropped as too stale, skipped for carrying"
+                                + " no advantage (every sample rewarded alike) or not kept by the"
+                                + " reward stage's subsampling; optimizer steps and tokens"
+                                + " trained.\n\n")
+                .append(
+                        "| arm | seed | versions | groups sampled | trained | dropped stale |"
+                                + " skipped: no advantage | skipped: not kept | optimizer steps |"
+                                + " tokens |\n|---|---|---|---|---|---|---|---|---|---|\n");
+        runs.forEach(
+                (seed, byArm) ->
+                        byArm.forEach(
+                                (arm, run) -> {
+                                    final List<ModelVersion> trained =
+                                            versions.getOrDefault(run, List.of()).stream()
+                                                    .filter(v -> v.getVersion() > 0)
+                                                    .toList();
+                                    long groups = 0;
+                                    long stale = 0;
+                                    long noAdvantage = 0;
+                                    long notKept = 0;
+                                    long steps = 0;
+                                    long tokens = 0;
+                                    for (final ModelVersion v : trained) {
+                                        groups += v.getCounters().getGroups();
+                                        stale += v.getCounters().getDroppedStale();
+                                        noAdvantage += v.getCounters().getSkippedZeroAdvantage();
+                                        notKept +=
+                                                Math.round(
+                                                        v.getMetrics()
+                                                                .getOrDefault(
+                                                                        "skippedNotKept", 0.0));
+                                        steps += v.getCounters().getSteps();
+                                        tokens += v.getCounters().getTokens();
+                                    }
+                                    b.append(
+                                            String.format(
+                                                    Locale.ROOT,
+                                                    "| %s | %d | %d | %d | %d | %d | %d | %d | %d"
+                                                            + " | %d |%n",
+                                                    arm.id(),
+                                                    seed,
+                                                    trained.size(),
+                                                    groups + stale + noAdvantage + notKept,
+                                                    groups,
+                                                    stale,
+                                                    noAdvantage,
+                                                    notKept,
+                                                    steps,
+                                                    tokens));
+                                }));
+        b.append('\n');
     }
 
     private void methods(final StringBuilder b) {

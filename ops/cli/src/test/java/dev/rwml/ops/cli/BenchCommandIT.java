@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -109,6 +110,27 @@ class BenchCommandIT {
                         "## Forgetting out of domain",
                         "## Guided agent",
                         "reduction vs random");
+        // replays run in rounds, so no arm drops a group it sampled as too stale
+        final Matcher trained =
+                Pattern.compile(
+                                "\\| ([a-z-]+) \\| 1 \\| (\\d+) \\| (\\d+) \\| (\\d+) \\| (\\d+)"
+                                        + " \\| (\\d+) \\| (\\d+) \\| (\\d+) \\| (\\d+) \\|")
+                        .matcher(summary.substring(summary.indexOf("## What each arm trained on")));
+        final Set<String> armsTrained = new LinkedHashSet<>();
+        while (trained.find()) {
+            armsTrained.add(trained.group(1));
+            assertThat(trained.group(5)).as("dropped stale, %s", trained.group(1)).isEqualTo("0");
+            assertThat(Long.parseLong(trained.group(3)))
+                    .as("sampled = trained + dropped + skipped")
+                    .isEqualTo(
+                            Long.parseLong(trained.group(4))
+                                    + Long.parseLong(trained.group(5))
+                                    + Long.parseLong(trained.group(6))
+                                    + Long.parseLong(trained.group(7)));
+        }
+        assertThat(armsTrained)
+                .containsExactlyInAnyOrder(
+                        Arrays.stream(Arm.values()).map(Arm::id).toArray(String[]::new));
         assertThat(report.resolve("eval.csv")).isNotEmptyFile();
         assertThat(report.resolve("report.html")).isNotEmptyFile();
 
