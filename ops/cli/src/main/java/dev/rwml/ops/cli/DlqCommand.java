@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
@@ -50,7 +51,9 @@ final class DlqCommand implements Callable<Integer> {
 
     @Spec private CommandSpec spec;
 
-    @Option(names = "--run", required = true, paramLabel = "NAME", description = "The run.")
+    // Checked when used, not by picocli: a required option here would make `rwml dlq list --help`
+    // fail on the parent before the subcommand's help is printed.
+    @Option(names = "--run", paramLabel = "NAME", description = "The run (required).")
     private String run;
 
     @Mixin private ClusterOptions cluster;
@@ -61,10 +64,15 @@ final class DlqCommand implements Callable<Integer> {
     }
 
     String topic() {
+        if (run == null) {
+            throw new ParameterException(
+                    spec.commandLine(), "Missing required option: '--run=NAME'");
+        }
         return DeadLetterStore.topicOf(run);
     }
 
     DeadLetterStore store() {
+        topic(); // a missing --run is a usage error, named before any connection is tried
         return new DeadLetterStore(cluster.connection());
     }
 

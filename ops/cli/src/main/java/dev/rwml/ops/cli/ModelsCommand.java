@@ -122,7 +122,6 @@ final class ModelsCommand implements Runnable {
                 "  ./rwml models export --run r1 --version 3 --dir exported/",
                 "  ./rwml models export --run mine --version 3 --hf /models/mine-v3"
             },
-            mixinStandardHelpOptions = true,
             description = {
                 "Write a version's verified artifact (safetensors, config, tokenizer.json in a"
                         + " zip) to a directory.",
@@ -131,6 +130,14 @@ final class ModelsCommand implements Runnable {
                         + " (config.json, model.safetensors, tokenizer files)."
             })
     static final class Export implements Callable<Integer> {
+        // Not mixinStandardHelpOptions: its -V/--version would clash with --version, the version
+        // exported, and picocli then leaves --help out.
+        @Option(
+                names = {"-h", "--help"},
+                usageHelp = true,
+                description = "Show this help message and exit.")
+        private boolean help;
+
         @Mixin private Target target;
         @Spec private CommandSpec spec;
 

@@ -16,7 +16,6 @@ import picocli.CommandLine.Spec;
 /** {@code rwml serve}: the run's world model over vLLM's OpenAI-compatible API until Ctrl-C. */
 @Command(
         name = "serve",
-        mixinStandardHelpOptions = true,
         description = {
             "Serve a run's world model over an OpenAI-compatible HTTP API (vLLM's completions"
                     + " contract, chat completions, /tokenize, /v1/models) and a world-model call"
@@ -33,6 +32,14 @@ import picocli.CommandLine.Spec;
             ""
         })
 final class ServeCommand implements Callable<Integer> {
+
+    // Not mixinStandardHelpOptions: its -V/--version would clash with --version, the version
+    // served, and picocli then leaves --help out.
+    @Option(
+            names = {"-h", "--help"},
+            usageHelp = true,
+            description = "Show this help message and exit.")
+    private boolean help;
 
     private static final String API_KEY_ENV = "RWML_API_KEY";
 

@@ -22,6 +22,31 @@ class HelpAndCompletionTest {
         assertThat(without).as("commands whose --help has no example").isEmpty();
     }
 
+    /**
+     * {@code --help} works on every command whatever else is missing, as a new user types it: an
+     * option of the command's own named {@code --version}, or a required option of its parent, once
+     * hid it behind "Missing required option".
+     */
+    @Test
+    void shouldPrintUsageForHelpOnEveryCommandWithNothingElseGiven() {
+        final List<String> failing = new ArrayList<>();
+        for (final CommandLine command : everyCommand(Rwml.commandLine())) {
+            if (command.getCommand() instanceof CommandLine.HelpCommand) {
+                continue;
+            }
+            final List<String> args = new ArrayList<>();
+            for (CommandLine c = command; c.getParent() != null; c = c.getParent()) {
+                args.add(0, c.getCommandName());
+            }
+            args.add("--help");
+            final Result help = rwml(args.toArray(String[]::new));
+            if (help.code() != 0 || !help.out().startsWith("Usage: ")) {
+                failing.add(String.join(" ", args) + " -> " + help.code() + " " + help.err());
+            }
+        }
+        assertThat(failing).as("commands whose --help does not print the usage").isEmpty();
+    }
+
     @Test
     void shouldCompleteEverySubcommandAndTheirOptions() {
         final Result bash = rwml("completion", "bash");

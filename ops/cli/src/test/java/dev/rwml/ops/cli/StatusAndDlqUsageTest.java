@@ -41,6 +41,17 @@ class StatusAndDlqUsageTest {
     }
 
     @Test
+    void shouldRequireTheRunForEveryDlqSubcommandBeforeConnecting() {
+        for (final String[] sub :
+                new String[][] {{"list"}, {"show", "1"}, {"resend", "--offset", "1"}}) {
+            final CliRunner.Result r = rwml(concat(new String[] {"dlq"}, sub));
+
+            assertThat(r.code()).as(sub[0]).isEqualTo(2);
+            assertThat(r.err()).as(sub[0]).contains("Missing required option: '--run=NAME'");
+        }
+    }
+
+    @Test
     void shouldAskForOffsetOrAllWhenResending() {
         final CliRunner.Result r = rwml(concat(new String[] {"dlq", "--run", "r"}, "resend"));
 
