@@ -72,8 +72,11 @@ public final class GenerationGate {
         return Optional.ofNullable(round);
     }
 
-    /** Notes that the record at {@code offset} of {@code partition} was settled. */
-    void settled(final int partition, final long offset, final boolean emitted) {
+    /**
+     * Notes that the stage settled the record at {@code offset} of {@code partition}: emitted its
+     * group ({@code emitted}) or passed over it for good.
+     */
+    public void settled(final int partition, final long offset, final boolean emitted) {
         if (paced) {
             ledger.computeIfAbsent(partition, p -> new ConcurrentHashMap<>()).put(offset, emitted);
         }

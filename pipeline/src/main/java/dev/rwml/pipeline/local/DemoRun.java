@@ -49,7 +49,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.slf4j.Logger;
@@ -85,7 +84,6 @@ public final class DemoRun {
     private final Optional<HfBase> hf;
     private final RunOutput output;
     private final CountDownLatch stopRequested = new CountDownLatch(1);
-    private final CountDownLatch finished = new CountDownLatch(1);
     private final AtomicReference<String> stopReason = new AtomicReference<>();
 
     /**
@@ -161,25 +159,16 @@ public final class DemoRun {
         stopRequested.countDown();
     }
 
-    /** Waits until {@link #run} has closed everything it started. */
-    public boolean awaitFinished(final Duration timeout) throws InterruptedException {
-        return finished.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    }
-
     /** Runs the demo; returns what its report shows once everything is closed. */
     public Result run() throws IOException, InterruptedException {
-        try {
-            clean(dir.resolve("cluster"));
-            clean(dir.resolve("state"));
-            say("Starting the embedded Kafka broker and schema registry under %s ...", dir);
-            try (EmbeddedCluster cluster = EmbeddedCluster.start(dir.resolve("cluster"))) {
-                say(
-                        "Kafka %s, schema registry %s",
-                        cluster.bootstrapServers(), cluster.schemaRegistryUrl());
-                return run(cluster);
-            }
-        } finally {
-            finished.countDown();
+        clean(dir.resolve("cluster"));
+        clean(dir.resolve("state"));
+        say("Starting the embedded Kafka broker and schema registry under %s ...", dir);
+        try (EmbeddedCluster cluster = EmbeddedCluster.start(dir.resolve("cluster"))) {
+            say(
+                    "Kafka %s, schema registry %s",
+                    cluster.bootstrapServers(), cluster.schemaRegistryUrl());
+            return run(cluster);
         }
     }
 
