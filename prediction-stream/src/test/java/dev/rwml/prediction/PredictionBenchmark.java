@@ -10,6 +10,7 @@ import dev.rwml.events.TrainingCounters;
 import dev.rwml.events.Transition;
 import dev.rwml.ops.embedded.KafkaStack;
 import dev.rwml.runtime.settings.Connection;
+import dev.rwml.runtime.settings.HttpAccess;
 import dev.rwml.schemas.serde.EventSerdes;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
@@ -201,7 +202,7 @@ class PredictionBenchmark {
                                     new ServeConfig(
                                             run,
                                             OptionalLong.empty(),
-                                            ServeConfig.LOOPBACK,
+                                            HttpAccess.LOOPBACK,
                                             0,
                                             Optional.empty(),
                                             ServeLimits.defaults(),

@@ -1,9 +1,8 @@
 package dev.rwml.serving;
 
 import dev.rwml.runtime.settings.Connection;
+import dev.rwml.runtime.settings.HttpAccess;
 import dev.rwml.worldmodel.ModelRuntime;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -30,9 +29,6 @@ public record ServeConfig(
         ModelRuntime runtime,
         Connection connection) {
 
-    /** The address served when none is given: this machine only. */
-    public static final String LOOPBACK = "127.0.0.1";
-
     /** The port served when none is given, vLLM's. */
     public static final int DEFAULT_PORT = 8000;
 
@@ -48,21 +44,11 @@ public record ServeConfig(
         if (port < 0 || port > 65_535) {
             throw new IllegalArgumentException("--port must be in 0..65535, got " + port);
         }
-        apiKey = apiKey.filter(k -> !k.isBlank());
-        if (apiKey.isEmpty() && !isLoopback(host)) {
-            throw new IllegalArgumentException(
-                    "serving on "
-                            + host
-                            + " lets other machines in: give an API key with --api-key or"
-                            + " RWML_API_KEY, or leave --host out to serve on this machine only");
-        }
+        apiKey = new HttpAccess(host, apiKey).apiKey();
     }
 
-    private static boolean isLoopback(final String host) {
-        try {
-            return InetAddress.getByName(host).isLoopbackAddress();
-        } catch (final UnknownHostException e) {
-            throw new IllegalArgumentException("--host " + host + " is not an address here", e);
-        }
+    /** Who may reach the server. */
+    public HttpAccess access() {
+        return new HttpAccess(host, apiKey);
     }
 }

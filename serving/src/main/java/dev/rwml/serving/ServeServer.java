@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.rwml.runtime.settings.HttpAccess;
 import dev.rwml.worldmodel.serve.openai.ChatCompletionRequest;
 import dev.rwml.worldmodel.serve.openai.CompletionRequest;
 import dev.rwml.worldmodel.serve.openai.LoraAdapterRequest;
@@ -18,7 +19,6 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -71,7 +71,7 @@ public final class ServeServer implements AutoCloseable {
     private final ServeApi api;
     private final ServeLimits limits;
     private final ServeMetrics metrics;
-    private final Optional<byte[]> apiKey;
+    private final HttpAccess access;
     private final Supplier<String> scrape;
 
     private ServeServer(
@@ -81,7 +81,7 @@ public final class ServeServer implements AutoCloseable {
             final ServeApi api,
             final ServeLimits limits,
             final ServeMetrics metrics,
-            final Optional<String> apiKey,
+            final HttpAccess access,
             final Supplier<String> scrape) {
         this.server = server;
         this.handlers = handlers;
@@ -89,7 +89,7 @@ public final class ServeServer implements AutoCloseable {
         this.api = api;
         this.limits = limits;
         this.metrics = metrics;
-        this.apiKey = apiKey.map(k -> k.getBytes(StandardCharsets.UTF_8));
+        this.access = access;
         this.scrape = scrape;
     }
 
@@ -149,7 +149,7 @@ public final class ServeServer implements AutoCloseable {
                         new ServeApi(run, models, worker, limits),
                         limits,
                         metrics,
-                        apiKey,
+                        new HttpAccess(host, apiKey),
                         scrape);
         server.createContext("/", serve::handle);
         server.setExecutor(handlers);
@@ -268,23 +268,11 @@ public final class ServeServer implements AutoCloseable {
     }
 
     private void authorize(final HttpExchange exchange) {
-        if (apiKey.isEmpty()) {
-            return;
-        }
-        final String header = exchange.getRequestHeaders().getFirst("Authorization");
-        final byte[] given =
-                header != null && header.startsWith("Bearer ")
-                        ? header.substring("Bearer ".length()).getBytes(StandardCharsets.UTF_8)
-                        : new byte[0];
-        if (!MessageDigest.isEqual(given, apiKey.get())) {
-            throw new ApiException(
-                    401,
-                    "authentication_error",
-                    header == null
-                            ? "this server needs an API key: send Authorization: Bearer <key>"
-                            : "the API key is not this server's (--api-key or RWML_API_KEY)",
-                    null);
-        }
+        access.refusal(exchange.getRequestHeaders().getFirst("Authorization"))
+                .ifPresent(
+                        refused -> {
+                            throw new ApiException(401, "authentication_error", refused, null);
+                        });
     }
 
     private static void method(final HttpExchange exchange, final String method) {

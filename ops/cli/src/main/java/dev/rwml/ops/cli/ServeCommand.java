@@ -1,10 +1,10 @@
 package dev.rwml.ops.cli;
 
+import dev.rwml.runtime.settings.HttpAccess;
 import dev.rwml.serving.ServeApp;
 import dev.rwml.serving.ServeConfig;
 import dev.rwml.serving.ServeLimits;
 import dev.rwml.worldmodel.ModelRuntime;
-import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -41,8 +41,6 @@ final class ServeCommand implements Callable<Integer> {
             description = "Show this help message and exit.")
     private boolean help;
 
-    private static final String API_KEY_ENV = "RWML_API_KEY";
-
     @Option(names = "--run", required = true, paramLabel = "NAME", description = "The run.")
     private String run;
 
@@ -62,7 +60,7 @@ final class ServeCommand implements Callable<Integer> {
     @Option(
             names = "--host",
             paramLabel = "ADDRESS",
-            defaultValue = ServeConfig.LOOPBACK,
+            defaultValue = HttpAccess.LOOPBACK,
             description =
                     "The address to listen on (default: ${DEFAULT-VALUE}, this machine only);"
                             + " any other needs an API key.")
@@ -104,7 +102,7 @@ final class ServeCommand implements Callable<Integer> {
                         version == null ? OptionalLong.empty() : OptionalLong.of(version),
                         host,
                         port,
-                        Optional.ofNullable(apiKey != null ? apiKey : System.getenv(API_KEY_ENV)),
+                        HttpAccess.of(host, apiKey).apiKey(),
                         ServeLimits.defaults().withQueueCapacity(queue),
                         new ModelRuntime(threads, device.device == null ? "auto" : device.device),
                         cluster.connection());

@@ -7,6 +7,7 @@ import dev.rwml.pipeline.watch.RunStatus;
 import dev.rwml.pipeline.watch.StatusCollector;
 import dev.rwml.runtime.StageName;
 import dev.rwml.runtime.lifecycle.StopSignals;
+import dev.rwml.runtime.settings.HttpAccess;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -81,6 +82,24 @@ final class StatusCommand implements Callable<Integer> {
             description = "Port of the status page (default: ${DEFAULT-VALUE}).")
     private int port;
 
+    @Option(
+            names = "--host",
+            paramLabel = "ADDRESS",
+            defaultValue = HttpAccess.LOOPBACK,
+            description =
+                    "The address the status page listens on (default: ${DEFAULT-VALUE}, this"
+                            + " machine only); any other needs an API key, since the page shows"
+                            + " dead letters.")
+    private String host;
+
+    @Option(
+            names = "--api-key",
+            paramLabel = "KEY",
+            description =
+                    "The key requests to the page must send as 'Authorization: Bearer KEY'"
+                            + " (default: $RWML_API_KEY; none on loopback).")
+    private String apiKey;
+
     @Override
     public Integer call() throws InterruptedException {
         if (sampleSeconds < 0) {
@@ -89,9 +108,11 @@ final class StatusCommand implements Callable<Integer> {
         }
         final PrintWriter out = spec.commandLine().getOut();
         final List<LagMeter.Stage> stages = stages(LagMeter.Stage.defaults(run));
+        // Refused before connecting: an address other machines reach needs a key.
+        final HttpAccess access = web ? HttpAccess.of(host, apiKey) : null;
         try (StatusCollector collector = new StatusCollector(run, cluster.connection(), stages)) {
             if (web) {
-                return serve(collector, out);
+                return serve(collector, access, out);
             }
             RunStatus status = collector.collect();
             if (sampleSeconds > 0) {
@@ -132,9 +153,10 @@ final class StatusCommand implements Callable<Integer> {
                 .toList();
     }
 
-    private int serve(final StatusCollector collector, final PrintWriter out)
+    private int serve(
+            final StatusCollector collector, final HttpAccess access, final PrintWriter out)
             throws InterruptedException {
-        try (StatusWebServer server = StatusWebServer.start(port, collector::collect)) {
+        try (StatusWebServer server = StatusWebServer.start(access, port, collector::collect)) {
             out.println("status page of run " + run + ": " + server.uri() + " (Ctrl-C stops)");
             out.flush();
             StopSignals.install().join();

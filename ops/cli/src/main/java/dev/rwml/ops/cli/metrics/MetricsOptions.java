@@ -1,6 +1,7 @@
 package dev.rwml.ops.cli.metrics;
 
 import dev.rwml.ops.cli.web.WebServer;
+import dev.rwml.runtime.settings.HttpAccess;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
@@ -43,6 +44,23 @@ public final class MetricsOptions {
                             + " (default: not served).")
     private Integer port;
 
+    @Option(
+            names = "--metrics-host",
+            paramLabel = "ADDRESS",
+            defaultValue = HttpAccess.LOOPBACK,
+            description =
+                    "The address the metrics are served on (default: ${DEFAULT-VALUE}, this"
+                            + " machine only); any other needs --metrics-api-key.")
+    private String host;
+
+    @Option(
+            names = "--metrics-api-key",
+            paramLabel = "KEY",
+            description =
+                    "The key a scraper must send as 'Authorization: Bearer KEY' (default:"
+                            + " $RWML_API_KEY; none on loopback).")
+    private String apiKey;
+
     /** The port asked for, or null when metrics are not served. */
     public Integer port() {
         return port;
@@ -54,14 +72,17 @@ public final class MetricsOptions {
      * without {@code --metrics-port}. Close the result to stop serving.
      */
     public Exposure expose() {
-        return port == null ? new Exposure(null, null) : expose(port, Metrics.globalRegistry);
+        return port == null
+                ? new Exposure(null, null)
+                : expose(HttpAccess.of(host, apiKey), port, Metrics.globalRegistry);
     }
 
     /**
      * Serves a new Prometheus registry on {@code port} that receives the meters of {@code global}
      * (a composite registry, as Micrometer's global one) from now on.
      */
-    public static Exposure expose(final int port, final CompositeMeterRegistry global) {
+    public static Exposure expose(
+            final HttpAccess access, final int port, final CompositeMeterRegistry global) {
         final PrometheusMeterRegistry prometheus =
                 new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         // GC meters listen to JVM notifications until closed, so they are closed with the rest.
@@ -78,6 +99,7 @@ public final class MetricsOptions {
             return new Exposure(
                     WebServer.start(
                             "metrics",
+                            access,
                             port,
                             "--metrics-port",
                             Map.of(

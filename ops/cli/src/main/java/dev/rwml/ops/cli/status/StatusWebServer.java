@@ -4,6 +4,7 @@ import dev.rwml.ops.cli.web.LineChart;
 import dev.rwml.ops.cli.web.WebServer;
 import dev.rwml.ops.cli.web.WebServer.Response;
 import dev.rwml.pipeline.watch.RunStatus;
+import dev.rwml.runtime.settings.HttpAccess;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -41,10 +42,19 @@ public final class StatusWebServer implements AutoCloseable {
     }
 
     /**
-     * Serves the page on {@code port} of every interface (0 picks a free port; see {@link #port()})
+     * Serves the page on {@code port} of this machine (0 picks a free port; see {@link #port()})
      * with figures from {@code source}, called once per API request.
      */
     public static StatusWebServer start(final int port, final Supplier<RunStatus> source) {
+        return start(HttpAccess.loopback(), port, source);
+    }
+
+    /**
+     * Serves the page on {@code port} of {@code access}'s address, asking for its key, with figures
+     * from {@code source}, called once per API request.
+     */
+    public static StatusWebServer start(
+            final HttpAccess access, final int port, final Supplier<RunStatus> source) {
         final byte[] page = page();
         final StatusCharts charts = new StatusCharts(source);
         final Map<String, Function<StatusCharts, LineChart>> drawn = new LinkedHashMap<>();
@@ -63,7 +73,7 @@ public final class StatusWebServer implements AutoCloseable {
                             ? Response.notFound("charts are " + drawn.keySet())
                             : new Response(200, "image/png", chart.apply(charts).png());
                 });
-        return new StatusWebServer(WebServer.start("status page", port, "--port", routes));
+        return new StatusWebServer(WebServer.start("status page", access, port, "--port", routes));
     }
 
     private static Response api(final StatusCharts charts) {

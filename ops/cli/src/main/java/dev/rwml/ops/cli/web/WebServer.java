@@ -2,6 +2,7 @@ package dev.rwml.ops.cli.web;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.rwml.runtime.settings.HttpAccess;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -17,7 +18,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The one embedded HTTP server of the CLI, on the JDK's HTTP server: a few read-only routes (the
- * status page and its API, a stage's Prometheus {@code /metrics}) on a port of every interface,
+ * status page and its API, a stage's Prometheus {@code /metrics}) on a port of this machine unless
+ * told otherwise, any other address asking every request for the API key ({@link HttpAccess}),
  * answered by daemon threads. A path ending in {@code /} routes everything below it; any other path
  * must match exactly; the rest is 404.
  */
@@ -66,18 +68,20 @@ public final class WebServer implements AutoCloseable {
      * Serves {@code routes} on {@code port} (0 picks a free port; see {@link #port()}).
      *
      * @param what what is served, for logs, thread names and errors ({@code status page})
+     * @param access the address listened on and the key it asks for
      * @param port the port
      * @param portOption the option that chooses the port, named when it is taken
      * @param routes handlers by path, in the order the 404 answer lists them
      */
     public static WebServer start(
             final String what,
+            final HttpAccess access,
             final int port,
             final String portOption,
             final Map<String, Handler> routes) {
         final HttpServer server;
         try {
-            server = HttpServer.create(new InetSocketAddress(port), 0);
+            server = HttpServer.create(new InetSocketAddress(access.host(), port), 0);
         } catch (IOException e) {
             throw new UncheckedIOException(
                     "cannot serve the "
@@ -97,7 +101,20 @@ public final class WebServer implements AutoCloseable {
                 exchange -> {
                     Response response;
                     try {
-                        response = route(table, hint, exchange);
+                        response =
+                                access.refusal(
+                                                exchange.getRequestHeaders()
+                                                        .getFirst("Authorization"))
+                                        .map(
+                                                refused ->
+                                                        Response.text(
+                                                                401,
+                                                                "text/plain; charset=utf-8",
+                                                                refused + "\n"))
+                                        .orElse(null);
+                        if (response == null) {
+                            response = route(table, hint, exchange);
+                        }
                     } catch (RuntimeException e) {
                         LOG.warn("The {} failed to answer {}", what, exchange.getRequestURI(), e);
                         response = Response.text(500, "text/plain; charset=utf-8", e + "\n");
@@ -115,7 +132,7 @@ public final class WebServer implements AutoCloseable {
                         });
         server.setExecutor(executor);
         server.start();
-        LOG.info("Serving the {} on port {}", what, server.getAddress().getPort());
+        LOG.info("Serving the {} on {}:{}", what, access, server.getAddress().getPort());
         return new WebServer(what, server, executor);
     }
 
@@ -142,6 +159,11 @@ public final class WebServer implements AutoCloseable {
         try (OutputStream out = exchange.getResponseBody()) {
             out.write(response.body());
         }
+    }
+
+    /** The address and port served on. */
+    public InetSocketAddress address() {
+        return server.getAddress();
     }
 
     /** The port served on. */

@@ -1,0 +1,93 @@
+package dev.rwml.runtime.settings;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Who may reach one of rwml's HTTP surfaces ({@code rwml serve}, the status page, a stage's
+ * metrics): the address it listens on, this machine only unless told otherwise, and the API key
+ * that any other address requires, sent as {@code Authorization: Bearer <key>}.
+ *
+ * @param host the address to listen on
+ * @param apiKey the key requests must carry; empty: none (loopback only)
+ */
+public record HttpAccess(String host, Optional<String> apiKey) {
+
+    /** The address listened on when none is given: this machine only. */
+    public static final String LOOPBACK = "127.0.0.1";
+
+    /** The environment variable that holds the API key when no option gives one. */
+    public static final String API_KEY_ENV = "RWML_API_KEY";
+
+    /**
+     * Checks that an address other machines can reach has a key.
+     *
+     * @throws IllegalArgumentException naming what to do, when it has none or is no address here
+     */
+    public HttpAccess {
+        Objects.requireNonNull(host, "host");
+        apiKey = apiKey.filter(k -> !k.isBlank());
+        if (apiKey.isEmpty() && !isLoopback(host)) {
+            throw new IllegalArgumentException(
+                    "listening on "
+                            + host
+                            + " lets other machines in: give an API key (--api-key, for a stage's"
+                            + " metrics --metrics-api-key, or "
+                            + API_KEY_ENV
+                            + "), or leave the address out to listen on this machine only");
+        }
+    }
+
+    /** This machine only, with no key. */
+    public static HttpAccess loopback() {
+        return new HttpAccess(LOOPBACK, Optional.empty());
+    }
+
+    /** {@code host} with the key an option gave, else the one in {@link #API_KEY_ENV}, if any. */
+    public static HttpAccess of(final String host, final String keyOption) {
+        return new HttpAccess(
+                host,
+                Optional.ofNullable(keyOption != null ? keyOption : System.getenv(API_KEY_ENV)));
+    }
+
+    /**
+     * Why a request with this {@code Authorization} header (null when absent) is refused, or empty
+     * when it is let in; keys are compared in constant time.
+     */
+    public Optional<String> refusal(final String authorization) {
+        if (apiKey.isEmpty()) {
+            return Optional.empty();
+        }
+        final byte[] given =
+                authorization != null && authorization.startsWith("Bearer ")
+                        ? authorization
+                                .substring("Bearer ".length())
+                                .getBytes(StandardCharsets.UTF_8)
+                        : new byte[0];
+        if (MessageDigest.isEqual(given, apiKey.get().getBytes(StandardCharsets.UTF_8))) {
+            return Optional.empty();
+        }
+        return Optional.of(
+                authorization == null
+                        ? "this server needs an API key: send Authorization: Bearer <key>"
+                        : "the API key is not this server's (--api-key or " + API_KEY_ENV + ")");
+    }
+
+    private static boolean isLoopback(final String host) {
+        try {
+            return InetAddress.getByName(host).isLoopbackAddress();
+        } catch (final UnknownHostException e) {
+            throw new IllegalArgumentException(host + " is not an address of this machine", e);
+        }
+    }
+
+    /** Never shows the key. */
+    @Override
+    public String toString() {
+        return host + (apiKey.isPresent() ? " (API key required)" : "");
+    }
+}
