@@ -4,13 +4,15 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.Base64;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
  * Who may reach one of rwml's HTTP surfaces ({@code rwml serve}, the status page, a stage's
  * metrics): the address it listens on, this machine only unless told otherwise, and the API key
- * that any other address requires, sent as {@code Authorization: Bearer <key>}.
+ * that any other address requires, sent as {@code Authorization: Bearer <key>} or, so that a
+ * browser can ask for it, as the password of HTTP basic authentication (any user name).
  *
  * @param host the address to listen on
  * @param apiKey the key requests must carry; empty: none (loopback only)
@@ -62,19 +64,39 @@ public record HttpAccess(String host, Optional<String> apiKey) {
         if (apiKey.isEmpty()) {
             return Optional.empty();
         }
-        final byte[] given =
-                authorization != null && authorization.startsWith("Bearer ")
-                        ? authorization
-                                .substring("Bearer ".length())
-                                .getBytes(StandardCharsets.UTF_8)
-                        : new byte[0];
-        if (MessageDigest.isEqual(given, apiKey.get().getBytes(StandardCharsets.UTF_8))) {
+        if (MessageDigest.isEqual(
+                givenKey(authorization).getBytes(StandardCharsets.UTF_8),
+                apiKey.get().getBytes(StandardCharsets.UTF_8))) {
             return Optional.empty();
         }
         return Optional.of(
                 authorization == null
                         ? "this server needs an API key: send Authorization: Bearer <key>"
                         : "the API key is not this server's (--api-key or " + API_KEY_ENV + ")");
+    }
+
+    /** The key a header carries: a bearer token, or a basic password; empty when none. */
+    private static String givenKey(final String authorization) {
+        if (authorization == null) {
+            return "";
+        }
+        if (authorization.startsWith("Bearer ")) {
+            return authorization.substring("Bearer ".length());
+        }
+        if (authorization.startsWith("Basic ")) {
+            try {
+                final String pair =
+                        new String(
+                                Base64.getDecoder()
+                                        .decode(authorization.substring("Basic ".length()).trim()),
+                                StandardCharsets.UTF_8);
+                final int colon = pair.indexOf(':');
+                return colon < 0 ? "" : pair.substring(colon + 1);
+            } catch (final IllegalArgumentException notBase64) {
+                return "";
+            }
+        }
+        return "";
     }
 
     private static boolean isLoopback(final String host) {

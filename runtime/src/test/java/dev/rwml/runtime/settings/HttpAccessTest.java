@@ -35,6 +35,16 @@ class HttpAccessTest {
         assertThat(access.refusal("Bearer s3cre"))
                 .hasValueSatisfying(r -> assertThat(r).contains("not this server's"));
         assertThat(access.refusal("s3cret")).isPresent();
+        assertThat(access.refusal("Basic " + basic("anyone:s3cret")))
+                .as("a browser's basic login, the key as password")
+                .isEmpty();
+        assertThat(access.refusal("Basic " + basic("s3cret:wrong"))).isPresent();
+        assertThat(access.refusal("Basic not-base64!")).isPresent();
+    }
+
+    private static String basic(final String pair) {
+        return java.util.Base64.getEncoder()
+                .encodeToString(pair.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
     @Test

@@ -153,6 +153,10 @@ public final class WebServer implements AutoCloseable {
     private static void answer(final HttpExchange exchange, final Response response)
             throws IOException {
         exchange.getResponseHeaders().set("Content-Type", response.contentType());
+        if (response.status() == 401) {
+            // A browser then asks for the key (as the password) and sends it on every request.
+            exchange.getResponseHeaders().set("WWW-Authenticate", "Basic realm=\"rwml\"");
+        }
         // Every answer is a live figure: no browser or proxy may keep one.
         exchange.getResponseHeaders().set("Cache-Control", "no-store");
         exchange.sendResponseHeaders(response.status(), response.body().length);

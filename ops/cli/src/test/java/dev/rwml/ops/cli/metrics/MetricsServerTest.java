@@ -78,7 +78,11 @@ class MetricsServerTest {
                         new HttpAccess("127.0.0.1", Optional.of("s3cret")),
                         0,
                         new CompositeMeterRegistry())) {
-            assertThat(get(exposure.uri()).statusCode()).isEqualTo(401);
+            final HttpResponse<String> unkeyed = get(exposure.uri());
+            assertThat(unkeyed.statusCode()).isEqualTo(401);
+            assertThat(unkeyed.headers().firstValue("WWW-Authenticate"))
+                    .as("a browser asks for the key")
+                    .hasValue("Basic realm=\"rwml\"");
             final HttpResponse<String> keyed =
                     http.send(
                             HttpRequest.newBuilder(exposure.uri())
