@@ -18,8 +18,8 @@ import org.apache.kafka.common.serialization.Serdes;
 /**
  * The one place that declares every topic of the system with its settings and serdes: the shared
  * {@code rwml.transitions} (the source of truth, kept forever), and per run {@code
- * rwml.<run>.predictions}, {@code .rewards}, {@code .models}, {@code .model-chunks} and {@code
- * .dead-letters}.
+ * rwml.<run>.predictions}, {@code .rewards}, {@code .models}, {@code .model-chunks}, {@code
+ * .dead-letters}, and the difficulty filter's {@code .difficulty} and {@code .curriculum}.
  *
  * <p>Keys are plain UTF-8 strings (the transition id, or a model version number) except on
  * dead-letter topics, whose keys are the original key bytes.
