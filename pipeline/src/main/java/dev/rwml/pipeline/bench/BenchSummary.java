@@ -93,6 +93,19 @@ final class BenchSummary {
                 out.add(new Model[] {new Model(arm, false), base});
             }
         }
+        if (arms.contains(Arm.RWML_NO_FILTER) && arms.contains(Arm.WM_SFT)) {
+            // The objectives alone: both train on the whole slice.
+            if (arms.contains(Arm.RWML)) {
+                out.add(
+                        new Model[] {
+                            new Model(Arm.RWML_NO_FILTER, true), new Model(Arm.WM_SFT, true)
+                        });
+            }
+            out.add(
+                    new Model[] {
+                        new Model(Arm.RWML_NO_FILTER, false), new Model(Arm.WM_SFT, false)
+                    });
+        }
         return out;
     }
 
@@ -126,6 +139,7 @@ final class BenchSummary {
         training(b);
         methods(b);
         differences(b);
+        olderGrammarDifferences(b);
         forgetting(b);
         agents(b);
         return b.toString();
@@ -379,6 +393,23 @@ final class BenchSummary {
                     .append(" | ");
             b.append(diff(c, BenchEvaluation.UNSEEN, TransitionScore::pass, "pass")).append(" | ");
             b.append(diff(c, BenchEvaluation.UNSEEN, TransitionScore::similarity, "similarity"))
+                    .append(" |\n");
+        }
+    }
+
+    /** The same pairs on the older grammar, which no arm trained on: forgetting, paired. */
+    private void olderGrammarDifferences(final StringBuilder b) {
+        b.append(
+                        "\n## Paired differences on the older grammar\n\nThe same pairs on the"
+                                + " held-out rooms in the command grammar only the base learned:"
+                                + " strict pass asks what each model still gets right there,"
+                                + " without the perplexity's penalty on a sharpened model.\n\n")
+                .append("| A - B | strict pass | greedy strict pass |\n|---|---|---|\n");
+        for (final Model[] c : comparisons()) {
+            b.append("| ").append(c[0].method()).append(" - ").append(c[1].method()).append(" | ");
+            b.append(diff(c, BenchEvaluation.OLDER, TransitionScore::strict, "strict"))
+                    .append(" | ");
+            b.append(diff(c, BenchEvaluation.OLDER, TransitionScore::greedyStrict, "greedy"))
                     .append(" |\n");
         }
     }

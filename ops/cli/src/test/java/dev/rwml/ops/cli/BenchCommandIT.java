@@ -106,6 +106,9 @@ class BenchCommandIT {
                 .contains(
                         "| rwml - wm-sft at rwml's steps |",
                         "| rwml - rwml-nofilter |",
+                        "| rwml-nofilter at rwml's steps - wm-sft at rwml's steps |",
+                        "| rwml-nofilter - wm-sft |",
+                        "## Paired differences on the older grammar",
                         "## The offline filter",
                         "## Forgetting out of domain",
                         "## Guided agent",
