@@ -72,6 +72,9 @@ public record PredictionConfig(
     /** The setting of {@link #batchSize()}. */
     public static final String BATCH_SIZE = "batch.size";
 
+    /** The setting of {@link #flowMaxGroupsAhead()}. */
+    public static final String FLOW_MAX_GROUPS_AHEAD = "flow.max.groups.ahead";
+
     /** The setting choosing where the stage samples. */
     public static final String SAMPLER = "sampler";
 
@@ -127,6 +130,17 @@ public record PredictionConfig(
                         Range.between(1, 1024),
                         Importance.MEDIUM,
                         "Transitions generated together.")
+                .define(
+                        FLOW_MAX_GROUPS_AHEAD,
+                        Type.INT,
+                        0,
+                        Range.atLeast(0),
+                        Importance.MEDIUM,
+                        "Flow control: stop consuming while more than this many of the run's"
+                                + " prediction groups wait for the reward stage or the trainer"
+                                + " (their lag on the predictions and rewards topics), so"
+                                + " generation stays within reach of staleness.bound instead of"
+                                + " sampling groups the trainer will drop; 0: no limit.")
                 .define(
                         "batch.max.wait",
                         Type.STRING,
@@ -287,6 +301,11 @@ public record PredictionConfig(
     /** The settings as given, the keys {@link #fromMap} reads. */
     public Map<String, String> toMap() {
         return settings.given();
+    }
+
+    /** Groups that may wait downstream before the stage stops consuming; 0: no limit. */
+    public int flowMaxGroupsAhead() {
+        return settings.getInt(FLOW_MAX_GROUPS_AHEAD);
     }
 
     /** The topic the stage reads transitions from ({@code input}). */

@@ -54,6 +54,7 @@ public final class PredictionStage implements RunningStage {
     private final KafkaStreams streams;
     private final Thread starter;
     private final CompletableFuture<Void> termination;
+    private FlowControl flow;
     private volatile Phase phase = Phase.WAITING_FOR_MODEL;
     private volatile boolean closed;
 
@@ -155,6 +156,9 @@ public final class PredictionStage implements RunningStage {
                         slot.version().orElse(-1),
                         config.streamThreads());
                 streams.start();
+                if (config.flowMaxGroupsAhead() > 0) {
+                    flow = FlowControl.start(config, streams);
+                }
                 phase = Phase.STREAMING;
             }
         } catch (InterruptedException e) {
@@ -255,6 +259,11 @@ public final class PredictionStage implements RunningStage {
         return streams.state();
     }
 
+    /** Whether flow control ({@code flow.max.groups.ahead}) holds generation back now. */
+    public boolean generationPaused() {
+        return streams.isPaused();
+    }
+
     /** The model slot, whose version is the one serving new batches. */
     public ModelSlot models() {
         return slot;
@@ -276,6 +285,7 @@ public final class PredictionStage implements RunningStage {
      */
     @Override
     public void close() {
+        final FlowControl started;
         synchronized (this) {
             if (closed) {
                 return;
@@ -284,8 +294,12 @@ public final class PredictionStage implements RunningStage {
             if (phase != Phase.FAILED) {
                 phase = Phase.CLOSED;
             }
+            started = flow;
         }
         starter.interrupt();
+        if (started != null) {
+            started.close();
+        }
         StreamsLifecycle.close(streams);
         follower.close();
         channel.close();

@@ -314,6 +314,52 @@ class PredictionAppIT {
         assertThat(keys(all)).containsExactlyInAnyOrderElementsOf(ids);
     }
 
+    /**
+     * Flow control: with more than {@code flow.max.groups.ahead} groups waiting for the reward
+     * stage (nothing consumes them here), the stage stops generating, however many transitions
+     * arrive; once they are consumed it goes on.
+     */
+    @Test
+    void shouldHoldGenerationBackWhileTooManyGroupsWaitDownstream() throws Exception {
+        publishModel(0, 1);
+        final PredictionStage stage = startApp(Map.of("flow.max.groups.ahead", "8"));
+        final List<String> ids = new ArrayList<>(produceTransitions("flow", 0, 12));
+        await().atMost(WAIT).until(stage::generationPaused);
+        final int generated = groups().size();
+        assertThat(generated).as("paused once more than 8 waited").isGreaterThan(8);
+
+        ids.addAll(produceTransitions("flow", 12, 40));
+        await().during(Duration.ofSeconds(5))
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> groups().size() == generated);
+
+        // The reward stage catches up: its group commits the end of the predictions topic.
+        try (Admin admin = KAFKA.admin()) {
+            final Map<TopicPartition, OffsetAndMetadata> ends = new HashMap<>();
+            admin.listOffsets(
+                            admin
+                                    .describeTopics(List.of(topics.predictions().name()))
+                                    .allTopicNames()
+                                    .get()
+                                    .get(topics.predictions().name())
+                                    .partitions()
+                                    .stream()
+                                    .collect(
+                                            Collectors.toMap(
+                                                    p ->
+                                                            new TopicPartition(
+                                                                    topics.predictions().name(),
+                                                                    p.partition()),
+                                                    p -> OffsetSpec.latest())))
+                    .all()
+                    .get()
+                    .forEach((tp, o) -> ends.put(tp, new OffsetAndMetadata(o.offset())));
+            admin.alterConsumerGroupOffsets("rwml-" + run + "-reward", ends).all().get();
+        }
+        await().atMost(WAIT).until(() -> keys(groups()).size() == ids.size());
+        assertThat(keys(groups())).containsExactlyInAnyOrderElementsOf(ids);
+    }
+
     @Test
     void shouldGenerateTheRestoredBufferAtOnceAfterACrashLeftATransactionOpen() throws Exception {
         publishModel(0, 1);
