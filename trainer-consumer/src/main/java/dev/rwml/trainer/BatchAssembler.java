@@ -113,13 +113,7 @@ final class BatchAssembler {
     List<Pending> take(final long currentVersion) {
         final List<Pending> batch = new ArrayList<>(config.batchSize());
         while (!queue.isEmpty() && batch.size() < config.batchSize()) {
-            final Pending p = queue.removeFirst();
-            if (verdict(p, currentVersion) == GroupVerdict.TRAIN) {
-                window.processed(p.partition(), p.record().offset());
-                batch.add(p);
-            } else {
-                release(p, currentVersion);
-            }
+            takeHead(currentVersion, batch);
         }
         trainable =
                 (int)
@@ -138,13 +132,7 @@ final class BatchAssembler {
     List<Pending> takeAll(final long currentVersion, final long salt) {
         final List<Pending> batch = new ArrayList<>(queue.size());
         while (!queue.isEmpty()) {
-            final Pending p = queue.removeFirst();
-            if (verdict(p, currentVersion) == GroupVerdict.TRAIN) {
-                window.processed(p.partition(), p.record().offset());
-                batch.add(p);
-            } else {
-                release(p, currentVersion);
-            }
+            takeHead(currentVersion, batch);
         }
         trainable = 0;
         batch.sort(
@@ -160,6 +148,17 @@ final class BatchAssembler {
         z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
         z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
         return z ^ (z >>> 31);
+    }
+
+    /** Marks the head done and adds it to {@code batch} when trainable, else passes over it. */
+    private void takeHead(final long currentVersion, final List<Pending> batch) {
+        final Pending p = queue.removeFirst();
+        if (verdict(p, currentVersion) == GroupVerdict.TRAIN) {
+            window.processed(p.partition(), p.record().offset());
+            batch.add(p);
+        } else {
+            release(p, currentVersion);
+        }
     }
 
     private void release(final Pending p, final long currentVersion) {

@@ -118,34 +118,17 @@ class ReplayCommandIT {
 
         // The same slice through the paper's offline filter: the base judges it first.
         filteredResult =
-                CliRunner.rwml(
-                        "replay",
-                        "--run",
+                replay(
                         FILTERED,
-                        "--from-run",
-                        BASE_RUN,
+                        from,
+                        until,
+                        dir,
                         "--filter-run",
                         BASE_RUN,
-                        "--from",
-                        TransitionSlice.text(from),
-                        "--until",
-                        TransitionSlice.text(until),
-                        "--state-dir",
-                        dir.toString(),
-                        "--bootstrap-servers",
-                        bootstrap,
-                        "--schema-registry-url",
-                        registry,
                         "--set",
                         "filter.tries=2",
                         "--set",
-                        "filter.sampling.max.new.tokens=16",
-                        "--set",
-                        "prediction.group.size=2",
-                        "--set",
-                        "prediction.sampling.max.new.tokens=16",
-                        "--set",
-                        "trainer.groups.per.step=2");
+                        "filter.sampling.max.new.tokens=16");
         verdicts = verdicts(bootstrap, registry);
         predictedAfterFilter = predictedIds(bootstrap, registry, FILTERED);
 
@@ -171,34 +154,52 @@ class ReplayCommandIT {
             final Map<Integer, Long> from,
             final Map<Integer, Long> until,
             final Path dir) {
-        return CliRunner.rwml(
-                "replay",
-                "--run",
+        return replay(
                 run,
-                "--from-run",
-                BASE_RUN,
-                "--from",
-                TransitionSlice.text(from),
-                "--until",
-                TransitionSlice.text(until),
-                "--state-dir",
-                dir.toString(),
+                from,
+                until,
+                dir,
                 "--epochs",
                 "2",
                 "--round-transitions",
                 "8",
-                "--bootstrap-servers",
-                KAFKA.bootstrapServers(),
-                "--schema-registry-url",
-                KAFKA.schemaRegistryUrl(),
                 "--set",
-                "prediction.group.size=2",
-                "--set",
-                "prediction.sampling.max.new.tokens=16",
-                "--set",
-                "trainer.objective=sft",
-                "--set",
-                "trainer.groups.per.step=2");
+                "trainer.objective=sft");
+    }
+
+    /** {@code rwml replay} of the slice into {@code run} from the base, with {@code more} args. */
+    private static CliRunner.Result replay(
+            final String run,
+            final Map<Integer, Long> from,
+            final Map<Integer, Long> until,
+            final Path dir,
+            final String... more) {
+        final List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "replay",
+                                "--run",
+                                run,
+                                "--from-run",
+                                BASE_RUN,
+                                "--from",
+                                TransitionSlice.text(from),
+                                "--until",
+                                TransitionSlice.text(until),
+                                "--state-dir",
+                                dir.toString(),
+                                "--bootstrap-servers",
+                                KAFKA.bootstrapServers(),
+                                "--schema-registry-url",
+                                KAFKA.schemaRegistryUrl(),
+                                "--set",
+                                "prediction.group.size=2",
+                                "--set",
+                                "prediction.sampling.max.new.tokens=16",
+                                "--set",
+                                "trainer.groups.per.step=2"));
+        args.addAll(List.of(more));
+        return CliRunner.rwml(args.toArray(String[]::new));
     }
 
     /** Threads that keep the CPUs busy until closed. */
