@@ -250,6 +250,9 @@ public final class ReplayRun {
                 long emittedBefore = 0;
                 for (int epoch = 1; epoch <= s.epochs(); epoch++) {
                     if (epoch > 1) {
+                        // Closed while the stage restarts: the last epoch's round names offsets
+                        // and a version the new instance must not generate with.
+                        gate.close();
                         emittedBefore += gate.emitted();
                         gate.clearLedger();
                         stages.restartPrediction(

@@ -114,6 +114,8 @@ class DemoInterruptIT {
                     .isTrue();
             assertThat(took).as("time from SIGTERM to exit").isLessThan(PROMPT);
             assertThat(demo.text()).contains("Stopping the stages (interrupted (SIGTERM))");
+            // The command writes what was trained so far as the report, and says where.
+            assertThat(demo.text()).containsPattern("Report: .*report");
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> children.stream().noneMatch(ProcessHandle::isAlive));
             return demo;
