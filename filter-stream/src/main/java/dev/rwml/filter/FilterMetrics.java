@@ -38,7 +38,8 @@ public final class FilterMetrics implements DeadLetterCounter {
                         .register(registry);
         this.deadLetters =
                 Counter.builder(DEAD_LETTERS)
-                        .description("Records sent to the run's dead-letter topic, by reason")
+                        .description(
+                                "Records sent to the run's dead-letter topic, by reason and input topic")
                         .tag("run", run)
                         .withRegistry(registry);
     }
@@ -55,9 +56,9 @@ public final class FilterMetrics implements DeadLetterCounter {
         judgeTime.record(took);
     }
 
-    /** Counts a record sent to the dead-letter topic under the reason its header carries. */
+    /** Counts a record of {@code input} sent to the dead-letter topic under its header's reason. */
     @Override
-    public void deadLetter(final String reason) {
-        deadLetters.withTag("reason", reason).increment();
+    public void deadLetter(final String reason, final String input) {
+        deadLetters.withTags("reason", reason, "input", input).increment();
     }
 }

@@ -91,7 +91,7 @@ public final class ModelFollower implements AutoCloseable {
                                         new DeadLetterWriter(
                                                 s,
                                                 channel.deadLetterTopic(),
-                                                reason -> {},
+                                                (reason, input) -> {},
                                                 Clock.systemUTC()));
         this.deadLetterSerde =
                 stage.isPresent()

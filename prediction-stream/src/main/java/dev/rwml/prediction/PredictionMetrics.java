@@ -1,5 +1,6 @@
 package dev.rwml.prediction;
 
+import dev.rwml.channel.ModelSlot;
 import dev.rwml.runtime.streams.DeadLetterCounter;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -89,10 +90,10 @@ public final class PredictionMetrics implements DeadLetterCounter {
         truncated.increment();
     }
 
-    /** Counts a dead letter under the reason its header carries. */
+    /** Counts a record of {@code input} sent to the dead-letter topic under its header's reason. */
     @Override
-    public void deadLetter(final String reason) {
-        deadLetters.withTag("reason", reason).increment();
+    public void deadLetter(final String reason, final String input) {
+        deadLetters.withTags("reason", reason, "input", input).increment();
     }
 
     /** Counts a transition passed over (reason env, split or {@link #AFTER_STOP}). */

@@ -86,7 +86,8 @@ public final class RewardMetrics implements DeadLetterCounter {
                         .register(registry);
         this.deadLetters =
                 Counter.builder(DEAD_LETTERS)
-                        .description("Records sent to the run's dead-letter topic, by reason")
+                        .description(
+                                "Records sent to the run's dead-letter topic, by reason and input topic")
                         .tag("run", run)
                         .withRegistry(registry);
     }
@@ -129,10 +130,10 @@ public final class RewardMetrics implements DeadLetterCounter {
         transitionsFiltered.increment();
     }
 
-    /** Counts a record sent to the dead-letter topic under the reason its header carries. */
+    /** Counts a record of {@code input} sent to the dead-letter topic under its header's reason. */
     @Override
-    public void deadLetter(final String reason) {
-        deadLetters.withTag("reason", reason).increment();
+    public void deadLetter(final String reason, final String input) {
+        deadLetters.withTags("reason", reason, "input", input).increment();
     }
 
     /** Rewarded groups emitted so far, over every difficulty and keep reason. */

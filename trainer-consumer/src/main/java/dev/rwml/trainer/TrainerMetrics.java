@@ -110,9 +110,9 @@ public final class TrainerMetrics {
         }
     }
 
-    /** Counts a record sent to the dead-letter topic under the reason its header carries. */
-    public void deadLettered(final String reason) {
-        deadLetters.withTag("reason", reason).increment();
+    /** Counts a record of {@code input} sent to the dead-letter topic under its header's reason. */
+    public void deadLettered(final String reason, final String input) {
+        deadLetters.withTags("reason", reason, "input", input).increment();
     }
 
     /** Counts a read retried while the schema registry is unavailable. */

@@ -277,7 +277,10 @@ public final class ReplayRun {
                                                 && observer.committedRecords(predictionsTopic)
                                                         >= emittedUntil + gate.emitted()
                                                 && observer.committedRecords(rewardsTopic)
-                                                                + rewardDeadLetters(meters, s.run())
+                                                                + rewardDeadLetters(
+                                                                        meters,
+                                                                        s.run(),
+                                                                        predictionsTopic)
                                                         >= observer.committedRecords(
                                                                 predictionsTopic));
                         final CompletableFuture<Long> closed = stages.trainer().loop().closeRound();
@@ -476,8 +479,18 @@ public final class ReplayRun {
         TransitionSlice.get(admin.alterConsumerGroupOffsets(groupId, commit).all());
     }
 
-    private static long rewardDeadLetters(final MeterRegistry meters, final String run) {
-        return (long) Meters.total(meters, RewardMetrics.DEAD_LETTERS, run);
+    /**
+     * The predictions the reward stage dead-lettered: each is a group it will never emit. Its dead
+     * letters of transitions (a poison record on rwml.transitions) are not: counting them let a
+     * round close before its groups were rewarded.
+     */
+    private static long rewardDeadLetters(
+            final MeterRegistry meters, final String run, final String predictionsTopic) {
+        return (long)
+                Meters.total(
+                        meters.find(RewardMetrics.DEAD_LETTERS)
+                                .tag("run", run)
+                                .tag("input", predictionsTopic));
     }
 
     /** Shows the run's panel with a bar of the work waited for, until the bar is full. */

@@ -51,7 +51,7 @@ public final class DeadLetterWriter {
     /**
      * @param stage the stage named on each letter
      * @param topic the run's dead-letter topic
-     * @param counter counts each letter by reason
+     * @param counter counts each letter by reason and input topic
      * @param clock stamps {@code failedAt}
      */
     public DeadLetterWriter(
@@ -78,7 +78,7 @@ public final class DeadLetterWriter {
     public ProducerRecord<byte[], DeadLetter> deadLetter(
             final Source source, final Throwable error, final String reason) {
         final ProducerRecord<byte[], DeadLetter> record = letter(source, error, reason);
-        counter.deadLetter(reason);
+        counter.deadLetter(reason, source.topic());
         return record;
     }
 
@@ -100,7 +100,7 @@ public final class DeadLetterWriter {
                         record.key(),
                         letters.serialize(record.topic(), record.value()),
                         record.headers());
-        counter.deadLetter(reason);
+        counter.deadLetter(reason, source.topic());
         return out;
     }
 

@@ -75,7 +75,7 @@ public final class DeadLetterHandlers {
                             TopicCatalog.defaults().run(run.toString()).deadLetters(),
                             configs.get(METRICS_CONFIG) instanceof DeadLetterCounter counter
                                     ? counter
-                                    : reason -> {},
+                                    : (reason, input) -> {},
                             Clock.systemUTC());
         }
 

@@ -30,7 +30,7 @@ class DeadLetterWriterTest {
             new DeadLetterWriter(
                     StageName.TRAINER,
                     TopicCatalog.defaults().run("r1").deadLetters(),
-                    reason -> counted.merge(reason, 1, Integer::sum),
+                    (reason, input) -> counted.merge(reason, 1, Integer::sum),
                     Clock.fixed(AT, ZoneOffset.UTC));
 
     private static ConsumerRecord<byte[], byte[]> rewarded() {

@@ -36,7 +36,8 @@ class DeadLetterHandlersTest {
     /** Dead letters counted by reason, as a stage's metrics count them. */
     private final Map<String, Integer> counted = new ConcurrentHashMap<>();
 
-    private final DeadLetterCounter metrics = reason -> counted.merge(reason, 1, Integer::sum);
+    private final DeadLetterCounter metrics =
+            (reason, input) -> counted.merge(reason, 1, Integer::sum);
 
     /** An embedding server that cannot be reached, as the scoring module reports it. */
     private static final class Unreachable extends RuntimeException implements Outage {
