@@ -10,8 +10,10 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,6 +35,12 @@ public record EpisodeRunner(int historyTurns, int maxSteps, Clock clock) {
 
     /** The paper's history length. */
     public static final int DEFAULT_HISTORY_TURNS = 2;
+
+    /**
+     * The metadata key of a step whose action a model's answer did not hold: why it did not (the
+     * step is recorded invalid, with the answer as the action the environment was given).
+     */
+    public static final String INVALID_ANSWER = "invalid_answer";
 
     /** Far above every environment's own cap; only a runaway environment reaches it. */
     public static final int DEFAULT_MAX_STEPS = 1_000;
@@ -72,14 +80,19 @@ public record EpisodeRunner(int historyTurns, int maxSteps, Clock clock) {
         final Environment env = source.create(envSeed);
         final String episodeId = episodeId(source.split(), seed, n);
         final EnvRef envRef = new EnvRef(source.name(), source.version(), source.split());
-        final PolicyRef policy = new PolicyRef(agent.name(), null);
         final Deque<Turn> history = new ArrayDeque<>();
         final List<Transition> out = new ArrayList<>();
         for (int step = 0; !env.done() && step < maxSteps; step++) {
             final String observation = env.observation();
             final List<String> admissible = List.copyOf(env.admissibleActions());
-            final String action = agent.act(env, agentRng);
+            final Agent.Choice choice = agent.act(env, List.copyOf(history), agentRng);
+            final String action = choice.action();
             final Environment.Step result = env.step(action);
+            Map<String, String> metadata = env.metadata();
+            if (choice.problem().isPresent()) {
+                metadata = new TreeMap<>(metadata);
+                metadata.put(INVALID_ANSWER, choice.problem().get());
+            }
             out.add(
                     Transition.newBuilder()
                             .setTransitionId(source.name() + "/" + episodeId + "/" + step)
@@ -87,7 +100,12 @@ public record EpisodeRunner(int historyTurns, int maxSteps, Clock clock) {
                             .setEpisodeId(episodeId)
                             .setStep(step)
                             .setAgentId(agentId)
-                            .setPolicy(policy)
+                            .setPolicy(
+                                    new PolicyRef(
+                                            agent.name(),
+                                            choice.modelVersion().isPresent()
+                                                    ? choice.modelVersion().getAsLong()
+                                                    : null))
                             .setTask(env.task())
                             .setHistory(List.copyOf(history))
                             .setObservation(observation)
@@ -96,10 +114,10 @@ public record EpisodeRunner(int historyTurns, int maxSteps, Clock clock) {
                             .setNextKind(result.kind())
                             .setEnvReward(result.reward())
                             .setDone(result.done())
-                            .setActionValid(result.actionValid())
+                            .setActionValid(result.actionValid() && choice.problem().isEmpty())
                             .setAdmissibleActions(admissible)
                             .setEventTime(clock.instant().truncatedTo(ChronoUnit.MILLIS))
-                            .setMetadata(env.metadata())
+                            .setMetadata(metadata)
                             .build());
             history.addLast(new Turn(action, observation));
             if (history.size() > historyTurns) {

@@ -15,9 +15,11 @@ import dev.rwml.events.Turn;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.random.RandomGenerator;
 import org.junit.jupiter.api.Test;
 
 class EpisodeRunnerTest {
@@ -126,6 +128,49 @@ class EpisodeRunnerTest {
         assertThat(steps).isGreaterThan(1_000);
         assertThat(invalid / (double) steps).isBetween(invalidRate - 0.04, invalidRate + 0.04);
         assertThat(agent.name()).isEqualTo("expert-eps0.10-invalid0.20");
+    }
+
+    @Test
+    void shouldHandAnAgentItsHistoryAndRecordItsVersionAndAnUnreadableAnswerAsInvalid() {
+        final List<List<Turn>> seen = new ArrayList<>();
+        final Agent model =
+                new Agent() {
+                    @Override
+                    public String name() {
+                        return "model";
+                    }
+
+                    @Override
+                    public Choice act(
+                            final Environment env,
+                            final List<Turn> history,
+                            final RandomGenerator rng) {
+                        seen.add(history);
+                        return seen.size() == 2
+                                ? Choice.invalid("<think>hmm", 7, "the reasoning is never closed")
+                                : Choice.byModel(env.expertAction().orElseThrow(), 7);
+                    }
+                };
+        final List<Transition> episode =
+                new EpisodeRunner(1, 4, CLOCK).run(TRAIN, model, "agent-0", 5, 0);
+        assertThat(episode).hasSize(4);
+        assertThat(episode)
+                .allSatisfy(
+                        t -> {
+                            assertThat(t.getPolicy().getName()).isEqualTo("model");
+                            assertThat(t.getPolicy().getModelVersion()).isEqualTo(7L);
+                            assertThat(t.getHistory()).isEqualTo(seen.get(t.getStep()));
+                        });
+        assertThat(seen.get(0)).isEmpty();
+        assertThat(seen.get(2)).hasSize(1);
+        final Transition unreadable = episode.get(1);
+        assertThat(unreadable.getActionValid()).isFalse();
+        assertThat(unreadable.getAction()).isEqualTo("<think>hmm");
+        assertThat(unreadable.getNextObservation()).isEqualTo(AlfworldEnvironment.NOTHING);
+        assertThat(unreadable.getMetadata())
+                .containsEntry(EpisodeRunner.INVALID_ANSWER, "the reasoning is never closed");
+        assertThat(episode.get(0).getMetadata()).doesNotContainKey(EpisodeRunner.INVALID_ANSWER);
+        assertThat(episode.get(0).getActionValid()).isTrue();
     }
 
     @Test

@@ -46,7 +46,7 @@ class InadmissibleActionsTest {
                     assertThat(step.actionValid()).isFalse();
                     assertThat(env.stateDigest()).isEqualTo(before);
                     seen.add(action.substring(0, action.indexOf(' ')));
-                    env.step(new ExpertAgent().act(env, rng));
+                    env.step(new ExpertAgent().act(env, List.of(), rng).action());
                 }
             }
         }

@@ -1,5 +1,6 @@
 package dev.rwml.prediction;
 
+import dev.rwml.channel.ModelSlot;
 import dev.rwml.events.DeadLetter;
 import dev.rwml.events.PredictionGroup;
 import dev.rwml.events.PredictionSample;

@@ -2,6 +2,7 @@ package dev.rwml.prediction;
 
 import dev.rwml.channel.ModelChannel;
 import dev.rwml.channel.ModelFollower;
+import dev.rwml.channel.ModelSlot;
 import dev.rwml.runtime.StageName;
 import dev.rwml.runtime.lifecycle.StageRunner;
 import dev.rwml.runtime.lifecycle.StreamsLifecycle;
@@ -141,17 +142,26 @@ public final class PredictionApp {
      * @throws IllegalArgumentException when the remote sampler's settings are incomplete
      */
     public static ModelLoader loader(final PredictionConfig config) {
-        final Optional<RemoteSamplerSettings> remote = config.remoteSampler();
+        return loader(config.run(), config.remoteSampler());
+    }
+
+    /**
+     * The loader of {@code run}'s versions: the in-process decoder, or an inference server when
+     * {@code remote} names one (each version still loaded here for its tokenizer and prompts). The
+     * agent of {@code rwml env run --policy model} samples its actions through it too.
+     */
+    public static ModelLoader loader(
+            final String run, final Optional<RemoteSamplerSettings> remote) {
         final CheckpointModelLoader local = CheckpointModelLoader.standard();
         if (remote.isEmpty()) {
             return local;
         }
         LOG.info(
                 "Run {}: sampling through the inference server at {} (model {})",
-                config.run(),
+                run,
                 remote.get().server(),
                 remote.get().model());
-        return new RemoteModelLoader(config.run(), remote.get(), local);
+        return new RemoteModelLoader(run, remote.get(), local);
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.rwml.prediction;
 import dev.rwml.channel.ModelChannel;
 import dev.rwml.channel.ModelChannelReader;
 import dev.rwml.channel.ModelFollower;
+import dev.rwml.channel.ModelSlot;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.OffsetRange;
 import dev.rwml.runtime.StageName;

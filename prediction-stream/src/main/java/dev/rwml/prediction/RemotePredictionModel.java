@@ -3,6 +3,7 @@ package dev.rwml.prediction;
 import dev.rwml.events.Transition;
 import dev.rwml.runtime.errors.UnfitSettingsException;
 import dev.rwml.worldmodel.generate.Sample;
+import dev.rwml.worldmodel.prompt.ActingView;
 import dev.rwml.worldmodel.prompt.Prompt;
 import dev.rwml.worldmodel.serve.PredictionModel;
 import dev.rwml.worldmodel.serve.SamplingSettings;
@@ -81,6 +82,11 @@ final class RemotePredictionModel implements PredictionModel {
     @Override
     public Prompt prompt(final Transition transition, final int maxTokens) {
         return local.prompt(transition, maxTokens);
+    }
+
+    @Override
+    public Prompt actingPrompt(final ActingView view, final int maxTokens) {
+        return local.actingPrompt(view, maxTokens);
     }
 
     @Override

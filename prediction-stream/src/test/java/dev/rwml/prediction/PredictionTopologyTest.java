@@ -3,6 +3,7 @@ package dev.rwml.prediction;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.rwml.channel.ModelSlot;
 import dev.rwml.events.DeadLetter;
 import dev.rwml.events.PredictionGroup;
 import dev.rwml.events.PredictionSample;

@@ -52,7 +52,8 @@ class SftPairParityTest {
                         4,
                         1,
                         TrainConfig.sft(1),
-                        PromptFormat.DEFAULT_HISTORY_TURNS);
+                        PromptFormat.DEFAULT_HISTORY_TURNS,
+                        false);
         final Checkpoint v0 =
                 new BaseModelTrainer().train(slice, settings, (m, total) -> {}).checkpoint();
         final byte[] bytes = v0.toBytes();

@@ -4,6 +4,7 @@ import dev.rwml.events.Transition;
 import dev.rwml.worldmodel.checkpoint.Checkpoint;
 import dev.rwml.worldmodel.model.ModelConfig;
 import dev.rwml.worldmodel.model.SequenceBatch;
+import dev.rwml.worldmodel.prompt.ActingView;
 import dev.rwml.worldmodel.prompt.Prompt;
 import dev.rwml.worldmodel.prompt.PromptFormat;
 import dev.rwml.worldmodel.prompt.PromptView;
@@ -26,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * prompts and targets, then fine-tunes a fresh transformer on {@code prompt -> <think></think>
  * <next_state>s'</next_state>} and the end of text ({@link SftTarget}, the trainer's WM-SFT target
  * too) for N steps, reporting progress, and returns version 0 as a checkpoint (optimizer state
- * included, so GRPO can continue from it).
+ * included, so GRPO can continue from it). With {@link Settings#acting()} the same model also
+ * learns to act: each transition adds its acting prompt with the action it took as the target.
  */
 public final class BaseModelTrainer {
 
@@ -42,6 +44,8 @@ public final class BaseModelTrainer {
      * @param seed seed of initialisation and shuffling
      * @param train optimiser settings
      * @param historyTurns history turns in each prompt (H)
+     * @param acting whether the base also learns the acting role: behaviour cloning on the slice's
+     *     own actions (noise included), one acting example beside each world-model example
      */
     public record Settings(
             ModelConfig config,
@@ -50,7 +54,8 @@ public final class BaseModelTrainer {
             int batchSize,
             long seed,
             TrainConfig train,
-            int historyTurns) {
+            int historyTurns,
+            boolean acting) {
 
         public Settings {
             if (steps <= 0 || batchSize <= 0) {
@@ -67,7 +72,14 @@ public final class BaseModelTrainer {
                     16,
                     seed,
                     TrainConfig.sft(steps),
-                    PromptFormat.DEFAULT_HISTORY_TURNS);
+                    PromptFormat.DEFAULT_HISTORY_TURNS,
+                    false);
+        }
+
+        /** These settings, with the acting role learned too or not. */
+        public Settings withActing(final boolean value) {
+            return new Settings(
+                    config, vocabSize, steps, batchSize, seed, train, historyTurns, value);
         }
     }
 
@@ -83,7 +95,7 @@ public final class BaseModelTrainer {
      *
      * @param checkpoint the base model, version 0
      * @param examples training examples used
-     * @param skipped transitions left out because their prompt and target exceed the context
+     * @param skipped examples left out because their prompt and target exceed the context
      * @param history metrics of every step
      */
     public record Result(
@@ -108,6 +120,25 @@ public final class BaseModelTrainer {
         return Optional.of(new SequenceBatch.Pair(prompt.tokenIds(), target));
     }
 
+    /**
+     * The behaviour-cloning example of a transition: its acting prompt (what the agent saw, with
+     * the admissible actions) and {@link SftTarget#actionIds}' ids of the action it took; empty
+     * when they cannot fit {@code maxContext} tokens together.
+     */
+    public static Optional<SequenceBatch.Pair> actingPair(
+            final PromptFormat format,
+            final WorldModelTokenizer tokenizer,
+            final Transition transition,
+            final int maxContext) {
+        final int[] target = SftTarget.actionIds(tokenizer, transition.getAction());
+        final Prompt prompt =
+                format.build(ActingView.of(transition), tokenizer, maxContext - target.length);
+        if (!prompt.fits() || target.length >= maxContext) {
+            return Optional.empty();
+        }
+        return Optional.of(new SequenceBatch.Pair(prompt.tokenIds(), target));
+    }
+
     /** Trains the tokenizer and the base model. */
     public Result train(
             final List<Transition> slice, final Settings settings, final Progress progress) {
@@ -119,6 +150,10 @@ public final class BaseModelTrainer {
         for (final Transition t : slice) {
             corpus.add(format.text(PromptView.of(t)));
             corpus.add(SftTarget.text(t.getNextObservation()));
+            if (settings.acting()) {
+                corpus.add(format.text(ActingView.of(t)));
+                corpus.add(SftTarget.actionText(t.getAction()));
+            }
         }
         final String tokenizerJson =
                 BpeTrainer.withDefaultSpecials(settings.vocabSize()).train(corpus);
@@ -137,6 +172,15 @@ public final class BaseModelTrainer {
                     examples.add(pair.get());
                 } else {
                     skipped++;
+                }
+                if (settings.acting()) {
+                    final Optional<SequenceBatch.Pair> acting =
+                            actingPair(format, model.tokenizer(), t, maxContext);
+                    if (acting.isPresent()) {
+                        examples.add(acting.get());
+                    } else {
+                        skipped++;
+                    }
                 }
             }
             if (examples.isEmpty()) {

@@ -24,7 +24,8 @@ class BaseModelTrainerTest {
                         4,
                         1,
                         TrainConfig.sft(6),
-                        PromptFormat.DEFAULT_HISTORY_TURNS);
+                        PromptFormat.DEFAULT_HISTORY_TURNS,
+                        false);
         final BaseModelTrainer.Result result =
                 new BaseModelTrainer()
                         .train(TestCorpus.alfworld(12), settings, (m, total) -> seen.add(m));

@@ -7,6 +7,7 @@ import dev.rwml.env.alfworld.Grammar;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalDouble;
 
 /**
@@ -26,7 +27,7 @@ import java.util.OptionalDouble;
  * @param agents N, the number of concurrent agents (threads)
  * @param episodes M, the number of episodes in total
  * @param seed the run's seed
- * @param policy the agents' policy
+ * @param policy the agents' scripted policy, unless {@code model} acts
  * @param epsilon the random-action probability of {@link PolicyKind#EPSILON}
  * @param invalidRate the inadmissible-action probability of {@link PolicyKind#EPSILON}
  * @param historyTurns H, the earlier turns each transition carries
@@ -34,6 +35,7 @@ import java.util.OptionalDouble;
  * @param baseTime the event time of the first step of episode 0
  * @param progressInterval how often the progress listener hears from the run
  * @param kafka where to publish
+ * @param model the run's model, when it acts instead of {@code policy}
  */
 public record ProducerConfig(
         EnvKind env,
@@ -49,7 +51,8 @@ public record ProducerConfig(
         OptionalDouble rate,
         Instant baseTime,
         Duration progressInterval,
-        KafkaSettings kafka) {
+        KafkaSettings kafka,
+        Optional<ActingModel> model) {
 
     /** The default number of concurrent agents N. */
     public static final int DEFAULT_AGENTS = 1;
@@ -75,6 +78,7 @@ public record ProducerConfig(
         Objects.requireNonNull(baseTime, "baseTime");
         Objects.requireNonNull(progressInterval, "progressInterval");
         Objects.requireNonNull(kafka, "kafka");
+        Objects.requireNonNull(model, "model");
         if (agents < 1) {
             throw new IllegalArgumentException("agents must be at least 1, got " + agents);
         }
@@ -136,6 +140,7 @@ public record ProducerConfig(
         private OptionalDouble rate = OptionalDouble.empty();
         private Instant baseTime = DEFAULT_BASE_TIME;
         private Duration progressInterval = Duration.ofSeconds(5);
+        private Optional<ActingModel> model = Optional.empty();
 
         private Builder(final EnvKind env, final KafkaSettings kafka) {
             this.env = env;
@@ -203,6 +208,12 @@ public record ProducerConfig(
             return this;
         }
 
+        /** Lets the run's model act instead of the scripted policy. */
+        public Builder model(final ActingModel value) {
+            this.model = Optional.of(value);
+            return this;
+        }
+
         public ProducerConfig build() {
             return new ProducerConfig(
                     env,
@@ -218,7 +229,8 @@ public record ProducerConfig(
                     rate,
                     baseTime,
                     progressInterval,
-                    kafka);
+                    kafka,
+                    model);
         }
     }
 }

@@ -1,8 +1,12 @@
 package dev.rwml.env.produce;
 
+import dev.rwml.channel.ModelChannel;
+import dev.rwml.channel.ModelFollower;
+import dev.rwml.channel.ModelSlot;
 import dev.rwml.env.Agent;
 import dev.rwml.env.EnvironmentSource;
 import dev.rwml.env.EpisodeRunner;
+import dev.rwml.evaluation.ModelAgent;
 import dev.rwml.events.Transition;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -10,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -27,7 +32,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs N agents concurrently over M episodes of an environment and publishes every transition to
  * {@code rwml.transitions} (key: transitionId, value: Avro {@link Transition}), as configured by a
- * {@link ProducerConfig}.
+ * {@link ProducerConfig}. The agents follow a scripted policy, or act with the newest version of a
+ * run's model ({@link ProducerConfig#model()}), which they lease from a slot its follower fills.
  *
  * <p>Episode {@code n} belongs to agent {@code n mod N}; each agent runs its episodes in order with
  * the {@link EpisodeRunner}, then sends the episode's transitions, through the shared rate limit
@@ -47,6 +53,8 @@ public final class TransitionProducer {
     private final AtomicBoolean stopping = new AtomicBoolean();
     private final AtomicLong episodesSent = new AtomicLong();
     private final AtomicReference<RateLimiter> limiter = new AtomicReference<>();
+    private final AtomicReference<ProducerResult.Outcomes> outcomes =
+            new AtomicReference<>(ProducerResult.Outcomes.NONE);
 
     public TransitionProducer(
             final ProducerConfig config,
@@ -78,8 +86,17 @@ public final class TransitionProducer {
                 source.name(),
                 source.split(),
                 config.agents(),
-                config.policy(),
+                config.model()
+                        .map(m -> "the model of run " + m.run())
+                        .orElse(config.policy().name()),
                 config.seed());
+        try (Actors actors = Actors.open(config)) {
+            return run(source, actors, started);
+        }
+    }
+
+    private ProducerResult run(
+            final EnvironmentSource source, final Actors actors, final long started) {
         final ExecutorService agents = Executors.newFixedThreadPool(config.agents(), threads());
         final ScheduledExecutorService reporter =
                 Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "rwml-env-progress"));
@@ -97,7 +114,7 @@ public final class TransitionProducer {
                 running.add(
                         agents.submit(
                                 () -> {
-                                    runAgent(agent, source, publisher);
+                                    runAgent(agent, actors.agent(), source, publisher);
                                     return null;
                                 }));
             }
@@ -122,7 +139,8 @@ public final class TransitionProducer {
                         acknowledged,
                         errors,
                         elapsed,
-                        episodesSent.get() < config.episodes());
+                        episodesSent.get() < config.episodes(),
+                        outcomes.get());
         LOG.info("{}", result.summary());
         return result;
     }
@@ -142,9 +160,11 @@ public final class TransitionProducer {
     }
 
     private void runAgent(
-            final int index, final EnvironmentSource source, final TransitionPublisher publisher)
+            final int index,
+            final Agent agent,
+            final EnvironmentSource source,
+            final TransitionPublisher publisher)
             throws InterruptedException {
-        final Agent agent = config.policy().agent(config.epsilon(), config.invalidRate());
         final String agentId = "agent-" + index;
         for (int n = index; n < config.episodes() && !stopping.get(); n += config.agents()) {
             final EpisodeRunner runner =
@@ -161,6 +181,7 @@ public final class TransitionProducer {
                 publisher.send(transition);
             }
             publisher.episodeSent(source.name());
+            outcomes.updateAndGet(o -> o.plus(episode));
             episodesSent.incrementAndGet();
         }
     }
@@ -205,6 +226,80 @@ public final class TransitionProducer {
                             Duration.ofNanos(System.nanoTime() - started)));
         } catch (RuntimeException e) {
             LOG.warn("the progress listener failed; the run goes on", e);
+        }
+    }
+
+    /**
+     * Where a run's agents come from: the scripted policy, or the run's model followed on its
+     * models topic ({@code following}; its first version is awaited before any agent acts).
+     */
+    private record Actors(ProducerConfig config, Optional<Following> following)
+            implements AutoCloseable {
+
+        /** The run's models topic, read into the slot the model agents lease from. */
+        private record Following(ModelChannel channel, ModelSlot slot, ModelFollower follower) {}
+
+        static Actors open(final ProducerConfig config) {
+            if (config.model().isEmpty()) {
+                return new Actors(config, Optional.empty());
+            }
+            final ActingModel model = config.model().get();
+            final ModelChannel channel = ModelChannel.of(config.kafka().connection(), model.run());
+            final ModelSlot slot = new ModelSlot();
+            ModelFollower follower = null;
+            try {
+                follower =
+                        ModelFollower.start(
+                                channel,
+                                Optional.empty(),
+                                (artifact, versions) ->
+                                        slot.install(model.loader().load(artifact, versions)),
+                                Duration.ofMillis(500),
+                                Optional.empty());
+                if (!slot.awaitFirst(model.firstVersion())) {
+                    throw new IllegalStateException(
+                            "run "
+                                    + model.run()
+                                    + " published no model version in "
+                                    + model.firstVersion().toSeconds()
+                                    + " s ("
+                                    + follower.status()
+                                    + "): create it with rwml model init --run "
+                                    + model.run());
+                }
+                return new Actors(config, Optional.of(new Following(channel, slot, follower)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                close(model, new Following(channel, slot, follower));
+                throw new IllegalStateException("interrupted while waiting for a model version", e);
+            } catch (RuntimeException e) {
+                close(model, new Following(channel, slot, follower));
+                throw e;
+            }
+        }
+
+        /** A new agent for one agent thread. */
+        Agent agent() {
+            if (following.isEmpty()) {
+                return config.policy().agent(config.epsilon(), config.invalidRate());
+            }
+            final ActingModel model = config.model().orElseThrow();
+            return new ModelAgent(
+                    following.get().slot(), model.sampling(), model.maxPromptTokens());
+        }
+
+        @Override
+        public void close() {
+            following.ifPresent(f -> close(config.model().orElseThrow(), f));
+        }
+
+        private static void close(final ActingModel model, final Following f) {
+            if (f.follower() != null) {
+                f.follower().close();
+            }
+            f.slot().close();
+            f.channel().close();
+            model.loader().close();
         }
     }
 

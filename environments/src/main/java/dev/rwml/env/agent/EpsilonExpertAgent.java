@@ -1,7 +1,10 @@
 package dev.rwml.env.agent;
 
 import dev.rwml.env.Agent;
+import dev.rwml.env.Agent.Choice;
 import dev.rwml.env.Environment;
+import dev.rwml.events.Turn;
+import java.util.List;
 import java.util.Locale;
 import java.util.random.RandomGenerator;
 
@@ -15,9 +18,6 @@ import java.util.random.RandomGenerator;
  * @param invalidRate probability of an invalid action
  */
 public record EpsilonExpertAgent(double eps, double invalidRate) implements Agent {
-
-    private static final RandomAgent RANDOM = new RandomAgent();
-    private static final ExpertAgent EXPERT = new ExpertAgent();
 
     public EpsilonExpertAgent {
         if (eps < 0 || invalidRate < 0 || eps + invalidRate > 1) {
@@ -35,14 +35,14 @@ public record EpsilonExpertAgent(double eps, double invalidRate) implements Agen
     }
 
     @Override
-    public String act(final Environment env, final RandomGenerator rng) {
+    public Choice act(final Environment env, final List<Turn> history, final RandomGenerator rng) {
         final double draw = rng.nextDouble();
         if (draw < invalidRate) {
-            return env.inadmissibleAction(rng);
+            return Choice.scripted(env.inadmissibleAction(rng));
         }
         if (draw < invalidRate + eps || env.expertAction().isEmpty()) {
-            return RANDOM.act(env, rng);
+            return Choice.scripted(RandomAgent.pick(env, rng));
         }
-        return EXPERT.act(env, rng);
+        return Choice.scripted(ExpertAgent.next(env));
     }
 }

@@ -1,7 +1,10 @@
 package dev.rwml.env.agent;
 
 import dev.rwml.env.Agent;
+import dev.rwml.env.Agent.Choice;
 import dev.rwml.env.Environment;
+import dev.rwml.events.Turn;
+import java.util.List;
 import java.util.random.RandomGenerator;
 
 /** Follows the environment's scripted expert. */
@@ -16,7 +19,12 @@ public final class ExpertAgent implements Agent {
     }
 
     @Override
-    public String act(final Environment env, final RandomGenerator rng) {
+    public Choice act(final Environment env, final List<Turn> history, final RandomGenerator rng) {
+        return Choice.scripted(next(env));
+    }
+
+    /** The environment's expert action. */
+    static String next(final Environment env) {
         return env.expertAction()
                 .orElseThrow(
                         () ->

@@ -1,7 +1,9 @@
 package dev.rwml.env.agent;
 
 import dev.rwml.env.Agent;
+import dev.rwml.env.Agent.Choice;
 import dev.rwml.env.Environment;
+import dev.rwml.events.Turn;
 import java.util.List;
 import java.util.random.RandomGenerator;
 
@@ -17,7 +19,12 @@ public final class RandomAgent implements Agent {
     }
 
     @Override
-    public String act(final Environment env, final RandomGenerator rng) {
+    public Choice act(final Environment env, final List<Turn> history, final RandomGenerator rng) {
+        return Choice.scripted(pick(env, rng));
+    }
+
+    /** A uniform draw among the admissible actions. */
+    static String pick(final Environment env, final RandomGenerator rng) {
         final List<String> actions = env.admissibleActions();
         if (actions.isEmpty()) {
             throw new IllegalStateException(

@@ -19,7 +19,7 @@ class AgentsTest {
         final SplittableRandom rng = new SplittableRandom(seed);
         final List<String> out = new ArrayList<>();
         while (!env.done()) {
-            final String action = agent.act(env, rng);
+            final String action = agent.act(env, List.of(), rng).action();
             out.add(action);
             env.step(action);
         }
@@ -33,7 +33,7 @@ class AgentsTest {
         final SplittableRandom rng = new SplittableRandom(9);
         while (!env.done()) {
             final List<String> admissible = env.admissibleActions();
-            final String action = agent.act(env, rng);
+            final String action = agent.act(env, List.of(), rng).action();
             assertThat(admissible).contains(action);
             assertThat(env.step(action).actionValid()).isTrue();
         }
@@ -46,10 +46,11 @@ class AgentsTest {
         final ExpertAgent agent = new ExpertAgent();
         while (!env.done()) {
             final String expected = env.expertAction().orElseThrow();
-            assertThat(agent.act(env, new SplittableRandom(0))).isEqualTo(expected);
+            assertThat(agent.act(env, List.of(), new SplittableRandom(0)).action())
+                    .isEqualTo(expected);
             env.step(expected);
         }
-        assertThatThrownBy(() -> agent.act(env, new SplittableRandom(0)))
+        assertThatThrownBy(() -> agent.act(env, List.of(), new SplittableRandom(0)).action())
                 .hasMessageContaining("use the random agent");
     }
 
@@ -62,7 +63,7 @@ class AgentsTest {
         final int draws = 4_000;
         final AlfworldEnvironment env = AlfworldGames.create(Split.TRAIN, 12, Grammar.CURRENT);
         for (int i = 0; i < draws; i++) {
-            final String action = agent.act(env, rng);
+            final String action = agent.act(env, List.of(), rng).action();
             if (!env.admissibleActions().contains(action)) {
                 invalid++;
             } else if (action.equals(env.expertAction().orElseThrow())) {

@@ -59,7 +59,7 @@ class AlfworldBenchmark {
                     AlfworldGames.create(Split.TRAIN, seedBase + i, Grammar.CURRENT);
             final SplittableRandom rng = new SplittableRandom(i);
             while (!env.done()) {
-                env.step(agent.act(env, rng));
+                env.step(agent.act(env, List.of(), rng).action());
                 steps++;
             }
         }

@@ -343,6 +343,7 @@ public final class BaseModelInit {
         m.put("tokenizerVocabSize", Integer.toString(s.vocabSize()));
         m.put("seed", Long.toString(s.seed()));
         m.put("historyTurns", Integer.toString(s.historyTurns()));
+        m.put("acting", Boolean.toString(s.acting()));
         m.put("learningRate", Double.toString(t.learningRate()));
         m.put("warmupSteps", Integer.toString(t.warmupSteps()));
         m.put("schedule", t.schedule().name());

@@ -106,7 +106,8 @@ class BaseModelInitIT {
                         4,
                         3,
                         TrainConfig.sft(steps),
-                        PromptFormat.DEFAULT_HISTORY_TURNS);
+                        PromptFormat.DEFAULT_HISTORY_TURNS,
+                        false);
         return new BaseModelInit.Config(
                 run,
                 Connection.of(KAFKA.bootstrapServers(), KAFKA.schemaRegistryUrl()),

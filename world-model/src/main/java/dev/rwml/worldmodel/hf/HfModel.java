@@ -3,7 +3,6 @@ package dev.rwml.worldmodel.hf;
 import ai.djl.ndarray.NDManager;
 import dev.rwml.worldmodel.prompt.Prompt;
 import dev.rwml.worldmodel.prompt.PromptFormat;
-import dev.rwml.worldmodel.prompt.PromptView;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -50,14 +49,20 @@ public record HfModel(HfDecoder decoder, HfTokenizer tokenizer, Optional<ChatTem
         }
     }
 
-    /** The prompt of a view in {@code format}, rendered for this checkpoint, within a budget. */
-    public Prompt prompt(final PromptFormat format, final PromptView view, final int maxTokens) {
+    /**
+     * The prompt of a situation (either role) in {@code format}, rendered for this checkpoint (its
+     * chat template, with the role's answer shape, where it has one), within a budget.
+     */
+    public Prompt prompt(
+            final PromptFormat format,
+            final PromptFormat.Situation situation,
+            final int maxTokens) {
         if (chat.isEmpty()) {
-            return format.build(view, tokenizer::encode, maxTokens, PromptFormat.PLAIN, "");
+            return format.build(situation, tokenizer::encode, maxTokens, PromptFormat.PLAIN, false);
         }
         final ChatTemplate template = chat.get();
         return format.build(
-                view,
+                situation,
                 tokenizer::encode,
                 maxTokens,
                 (system, user) ->
@@ -66,7 +71,7 @@ public record HfModel(HfDecoder decoder, HfTokenizer tokenizer, Optional<ChatTem
                                         ChatTemplate.Message.system(system),
                                         ChatTemplate.Message.user(user)),
                                 true),
-                PromptFormat.ANSWER_FORMAT);
+                true);
     }
 
     /** Frees the decoder's parameters and the native tokenizer. */

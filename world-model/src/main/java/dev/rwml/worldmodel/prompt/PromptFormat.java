@@ -1,15 +1,25 @@
 package dev.rwml.worldmodel.prompt;
 
 import dev.rwml.worldmodel.tokenizer.WorldModelTokenizer;
+import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
 
 /**
- * The world-model prompt of the RWML paper, compacted for small models: an instruction per
- * environment kind (ALFWorld household or tau2 retail/airline), the task, the last H turns, the
- * current observation and the action; the answer is {@code
- * <think>…</think><next_state>…</next_state>} (its SFT target is {@link SftTarget}'s). Built from a
- * {@link PromptView}, never from the next observation.
+ * The prompts of the agent's LLM in its two roles, compacted for small models: an instruction per
+ * environment kind (ALFWorld household or tau2 retail/airline), the task and the last H turns, then
+ *
+ * <ul>
+ *   <li><b>predicting</b> (the RWML paper's world-model prompt, from a {@link PromptView}): the
+ *       current observation and an action; the answer is {@code
+ *       <think>…</think><next_state>…</next_state>} (its SFT target is {@link SftTarget#ids});
+ *   <li><b>acting</b> (from an {@link ActingView}): the current observation and, where the
+ *       environment gives them, the admissible actions; the answer is {@code <think>…</think>}
+ *       followed by the action alone (its behaviour-cloning target is {@link SftTarget#actionIds};
+ *       {@link ActionAnswer} reads it).
+ * </ul>
+ *
+ * <p>Neither is ever built from what followed the action.
  */
 public final class PromptFormat {
 
@@ -17,12 +27,29 @@ public final class PromptFormat {
     public static final int DEFAULT_HISTORY_TURNS = 2;
 
     /**
-     * What a chat model is told about the answer's shape (the small model learned it from its SFT
-     * targets instead).
+     * What a chat model is told about the predicting answer's shape (the small model learned it
+     * from its SFT targets instead).
      */
     public static final String ANSWER_FORMAT =
             " Think briefly, then answer exactly as <think>your reasoning</think>"
                     + "<next_state>the next observation</next_state>.";
+
+    /** What a chat model is told about the acting answer's shape. */
+    public static final String ACTION_FORMAT =
+            " Think briefly, then answer exactly as <think>your reasoning</think> followed by the"
+                    + " action alone, on one line, written as the environment expects it.";
+
+    /** What a prompt is built from: the situation of one role, with its history turns. */
+    public sealed interface Situation permits PromptView, ActingView {
+        /** The environment's name. */
+        String env();
+
+        /** Earlier turns, oldest first. */
+        List<PromptView.HistoryTurn> history();
+
+        /** The same situation keeping only the last {@code turns} history turns. */
+        Situation withLastTurns(int turns);
+    }
 
     /** Turns a prompt's instruction (the system part) and its situation (the user part) to text. */
     @FunctionalInterface
@@ -49,36 +76,37 @@ public final class PromptFormat {
         return new PromptFormat(DEFAULT_HISTORY_TURNS);
     }
 
-    /** Prompt text for a view (its history cut to the last H turns). */
-    public String text(final PromptView view) {
-        final PromptView v = view.withLastTurns(historyTurns);
-        return render(v, PLAIN, "");
+    /** Plain prompt text for a situation (its history cut to the last H turns). */
+    public String text(final Situation situation) {
+        return render(situation.withLastTurns(historyTurns), PLAIN, false);
     }
 
     /**
-     * Prompt text and tokens within {@code maxTokens}: drops the oldest history turns first and
-     * reports ({@link Prompt#fits()}) when even the shortest prompt is longer.
+     * Plain prompt text and tokens within {@code maxTokens}: drops the oldest history turns first
+     * and reports ({@link Prompt#fits()}) when even the shortest prompt is longer.
      */
     public Prompt build(
-            final PromptView view, final WorldModelTokenizer tokenizer, final int maxTokens) {
-        return build(view, tokenizer::encode, maxTokens, PLAIN, "");
+            final Situation situation, final WorldModelTokenizer tokenizer, final int maxTokens) {
+        return build(situation, tokenizer::encode, maxTokens, PLAIN, false);
     }
 
     /**
-     * As {@link #build(PromptView, WorldModelTokenizer, int)} for any tokenizer, with the
-     * instruction (plus {@code instructionSuffix}) and the situation rendered by {@code renderer}
-     * (a checkpoint's chat template as system and user messages).
+     * As {@link #build(Situation, WorldModelTokenizer, int)} for any tokenizer, with the
+     * instruction and the situation rendered by {@code renderer} (a checkpoint's chat template as
+     * system and user messages); {@code describeAnswer} appends the role's answer shape ({@link
+     * #ANSWER_FORMAT} or {@link #ACTION_FORMAT}) to the instruction, for a model that did not learn
+     * it from this project's targets.
      */
     public Prompt build(
-            final PromptView view,
+            final Situation situation,
             final Function<String, int[]> encoder,
             final int maxTokens,
             final Renderer renderer,
-            final String instructionSuffix) {
-        PromptView v = view.withLastTurns(historyTurns);
+            final boolean describeAnswer) {
+        Situation v = situation.withLastTurns(historyTurns);
         final int kept = v.history().size();
         while (true) {
-            final String text = render(v, renderer, instructionSuffix);
+            final String text = render(v, renderer, describeAnswer);
             final int[] ids = encoder.apply(text);
             if (ids.length <= maxTokens || v.history().isEmpty()) {
                 return new Prompt(text, ids, kept - v.history().size(), ids.length <= maxTokens);
@@ -97,11 +125,19 @@ public final class PromptFormat {
     }
 
     private static String render(
-            final PromptView v, final Renderer renderer, final String instructionSuffix) {
-        final boolean dialogue = isDialogue(v.env());
-        final String instruction = dialogue ? dialogueInstruction(v) : householdInstruction();
+            final Situation situation, final Renderer renderer, final boolean describeAnswer) {
+        final boolean dialogue = isDialogue(situation.env());
+        if (situation instanceof ActingView v) {
+            return renderer.render(
+                    (dialogue ? dialogueActingInstruction(v.env()) : householdActingInstruction())
+                            + (describeAnswer ? ACTION_FORMAT : ""),
+                    dialogue ? dialogueActing(v) : householdActing(v));
+        }
+        final PromptView v = (PromptView) situation;
         return renderer.render(
-                instruction + instructionSuffix, dialogue ? dialogue(v) : household(v));
+                (dialogue ? dialogueInstruction(v.env()) : householdInstruction())
+                        + (describeAnswer ? ANSWER_FORMAT : ""),
+                dialogue ? dialogue(v) : household(v));
     }
 
     private static String householdInstruction() {
@@ -109,35 +145,78 @@ public final class PromptFormat {
                 + " Predict the immediate next observation after the action.";
     }
 
-    private static String dialogueInstruction(final PromptView v) {
+    private static String householdActingInstruction() {
+        return "You are an expert agent in the ALFRED embodied household environment."
+                + " Choose the next action that brings the task closer to done.";
+    }
+
+    private static String dialogueInstruction(final String env) {
         return "You simulate the "
-                + v.env()
+                + env
                 + " customer-service environment: its tools and its user."
                 + " Predict the tool result or the user's reply to the agent's action.";
     }
 
-    private static String household(final PromptView v) {
-        final StringBuilder s = new StringBuilder();
-        s.append("Task: ").append(v.task()).append('\n');
-        for (final PromptView.HistoryTurn t : v.history()) {
+    private static String dialogueActingInstruction(final String env) {
+        return "You are the agent of the "
+                + env
+                + " customer-service desk."
+                + " Choose the next action: a tool call or a message to the user.";
+    }
+
+    private static void householdTurns(
+            final StringBuilder s, final String task, final List<PromptView.HistoryTurn> turns) {
+        s.append("Task: ").append(task).append('\n');
+        for (final PromptView.HistoryTurn t : turns) {
             s.append(t.observation()).append('\n').append("> ").append(t.action()).append('\n');
         }
+    }
+
+    private static void dialogueTurns(
+            final StringBuilder s, final String task, final List<PromptView.HistoryTurn> turns) {
+        s.append("Task: ").append(task).append('\n');
+        for (final PromptView.HistoryTurn t : turns) {
+            s.append("env: ").append(t.observation()).append('\n');
+            s.append("agent: ").append(t.action()).append('\n');
+        }
+    }
+
+    private static String household(final PromptView v) {
+        final StringBuilder s = new StringBuilder();
+        householdTurns(s, v.task(), v.history());
         s.append("Your current observation is: ").append(v.observation()).append('\n');
         s.append("Potential action: ").append(v.action()).append('\n');
         return s.toString();
     }
 
+    private static String householdActing(final ActingView v) {
+        final StringBuilder s = new StringBuilder();
+        householdTurns(s, v.task(), v.history());
+        s.append("Your current observation is: ").append(v.observation()).append('\n');
+        if (!v.admissibleActions().isEmpty()) {
+            s.append("Admissible actions: ")
+                    .append(String.join(", ", v.admissibleActions()))
+                    .append('\n');
+        }
+        s.append("Your next action:\n");
+        return s.toString();
+    }
+
     private static String dialogue(final PromptView v) {
         final StringBuilder s = new StringBuilder();
-        s.append("Task: ").append(v.task()).append('\n');
-        for (final PromptView.HistoryTurn t : v.history()) {
-            s.append("env: ").append(t.observation()).append('\n');
-            s.append("agent: ").append(t.action()).append('\n');
-        }
+        dialogueTurns(s, v.task(), v.history());
         s.append("Current: ").append(v.observation()).append('\n');
         s.append(v.actionIsToolCall() ? "Agent tool call: " : "Agent message: ")
                 .append(v.action())
                 .append('\n');
+        return s.toString();
+    }
+
+    private static String dialogueActing(final ActingView v) {
+        final StringBuilder s = new StringBuilder();
+        dialogueTurns(s, v.task(), v.history());
+        s.append("Current: ").append(v.observation()).append('\n');
+        s.append("Agent's next action:\n");
         return s.toString();
     }
 }

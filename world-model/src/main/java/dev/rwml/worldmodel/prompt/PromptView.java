@@ -21,7 +21,8 @@ public record PromptView(
         List<HistoryTurn> history,
         String observation,
         String action,
-        boolean actionIsToolCall) {
+        boolean actionIsToolCall)
+        implements PromptFormat.Situation {
 
     public PromptView {
         history = List.copyOf(history);
@@ -44,6 +45,7 @@ public record PromptView(
     }
 
     /** The same view keeping only the last {@code turns} history turns. */
+    @Override
     public PromptView withLastTurns(final int turns) {
         final int from = Math.max(0, history.size() - Math.max(0, turns));
         return new PromptView(

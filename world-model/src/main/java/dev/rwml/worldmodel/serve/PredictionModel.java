@@ -4,6 +4,7 @@ import dev.rwml.events.Transition;
 import dev.rwml.worldmodel.generate.Sample;
 import dev.rwml.worldmodel.hf.ChatTemplate;
 import dev.rwml.worldmodel.model.MemoryEstimate;
+import dev.rwml.worldmodel.prompt.ActingView;
 import dev.rwml.worldmodel.prompt.Prompt;
 import java.util.List;
 import java.util.Optional;
@@ -26,6 +27,18 @@ public interface PredictionModel extends AutoCloseable {
      * never the next observation; the oldest history turns are dropped to fit.
      */
     Prompt prompt(Transition transition, int maxTokens);
+
+    /**
+     * The acting prompt of a situation within {@code maxTokens}: task, history, observation and the
+     * admissible actions, asking for the next action; the oldest history turns are dropped to fit.
+     * The same model then acts and predicts.
+     *
+     * @throws UnsupportedOperationException for a model that only predicts (a test double)
+     */
+    default Prompt actingPrompt(final ActingView view, final int maxTokens) {
+        throw new UnsupportedOperationException(
+                getClass().getSimpleName() + " builds no acting prompts");
+    }
 
     /** The decoded text of token ids (for logs and tests). */
     String decode(int[] tokenIds);

@@ -7,6 +7,7 @@ import dev.rwml.worldmodel.generate.SamplingParams;
 import dev.rwml.worldmodel.hf.ChatTemplate;
 import dev.rwml.worldmodel.model.CausalLM;
 import dev.rwml.worldmodel.model.MemoryEstimate;
+import dev.rwml.worldmodel.prompt.ActingView;
 import dev.rwml.worldmodel.prompt.Prompt;
 import dev.rwml.worldmodel.prompt.PromptFormat;
 import dev.rwml.worldmodel.prompt.PromptView;
@@ -22,11 +23,11 @@ import java.util.Optional;
  */
 public final class WorldModelPredictor implements PredictionModel {
 
-    /** Builds the prompt of a view within a token budget. */
+    /** Builds the prompt of either role's situation within a token budget. */
     @FunctionalInterface
     public interface PromptBuilder {
-        /** The prompt of {@code view} in at most {@code maxTokens} tokens, if it can fit. */
-        Prompt build(PromptView view, int maxTokens);
+        /** The prompt of {@code situation} in at most {@code maxTokens} tokens, if it can fit. */
+        Prompt build(PromptFormat.Situation situation, int maxTokens);
     }
 
     private final long version;
@@ -91,6 +92,11 @@ public final class WorldModelPredictor implements PredictionModel {
         // Keep one token of the context for generation: a prompt filling it could not be answered.
         final int budget = Math.min(maxTokens, model.maxContext() - 1);
         return prompts.build(PromptView.of(transition), budget);
+    }
+
+    @Override
+    public Prompt actingPrompt(final ActingView view, final int maxTokens) {
+        return prompts.build(view, Math.min(maxTokens, model.maxContext() - 1));
     }
 
     @Override

@@ -25,6 +25,20 @@ class SftTargetTest {
     }
 
     @Test
+    void shouldWriteTheActingTargetThatTheAnswerReaderReadsBackThenTheEndOfText() {
+        final String action = TestCorpus.alfworld(1).get(0).getAction();
+        assertThat(SftTarget.actionText(action)).isEqualTo("<think></think>" + action);
+        assertThat(ActionAnswer.parse(SftTarget.actionText(action), true).action())
+                .contains(action);
+        try (WorldModelTokenizer t = WorldModelTokenizer.fromJson(Fixtures.TOKENIZER_JSON)) {
+            final int[] ids = SftTarget.actionIds(t, action);
+            assertThat(ids[ids.length - 1]).isEqualTo(t.endId());
+            assertThat(t.decode(Arrays.copyOf(ids, ids.length - 1)))
+                    .isEqualTo(SftTarget.actionText(action));
+        }
+    }
+
+    @Test
     void shouldEndWhereTheSmallModelsSamplerStopsThenAddTheEndOfText() {
         try (WorldModelTokenizer t = WorldModelTokenizer.fromJson(Fixtures.TOKENIZER_JSON)) {
             final int[] ids = SftTarget.ids(t, NEXT);

@@ -8,6 +8,7 @@ import dev.rwml.env.imports.ImportConfig;
 import dev.rwml.env.imports.ImportResult;
 import dev.rwml.env.imports.SkippedLine;
 import dev.rwml.env.imports.TrajectoryImporter;
+import dev.rwml.env.produce.ActingModel;
 import dev.rwml.env.produce.KafkaSettings;
 import dev.rwml.env.produce.ProducerConfig;
 import dev.rwml.env.produce.ProducerResult;
@@ -15,7 +16,10 @@ import dev.rwml.env.produce.ProgressListener;
 import dev.rwml.env.produce.TransitionProducer;
 import dev.rwml.ops.cli.live.LiveView;
 import dev.rwml.pipeline.watch.LiveFacts;
+import dev.rwml.prediction.PredictionApp;
+import dev.rwml.prediction.RemoteSamplerSettings;
 import dev.rwml.runtime.lifecycle.StopSignals;
+import dev.rwml.worldmodel.serve.SamplingSettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -110,13 +114,16 @@ final class EnvCommand implements Runnable {
                 "",
                 "Examples:",
                 "  ./rwml env run --env alfworld --agents 2 --episodes 200 --seed 1",
-                "  ./rwml env run --env alfworld --agents 4 --episodes 500 --seed 2 --policy epsilon"
+                "  ./rwml env run --env alfworld --agents 4 --episodes 500 --seed 2 --policy epsilon",
+                "  ./rwml env run --env alfworld --episodes 20 --policy model --run demo"
             },
             mixinStandardHelpOptions = true,
             description = {
                 "Run N agents over M episodes and publish every transition to rwml.transitions.",
                 "The same options (seed, agents, base time) give the same records. Ctrl-C stops"
-                        + " taking episodes, sends the current ones whole, flushes and reports."
+                        + " taking episodes, sends the current ones whole, flushes and reports.",
+                "With --policy model the run's newest model version acts (swapped in as the"
+                        + " trainer publishes); each transition names the version that chose it."
             })
     static final class Run implements Callable<Integer> {
         @Spec private CommandSpec spec;
@@ -156,9 +163,83 @@ final class EnvCommand implements Runnable {
         @Option(
                 names = "--policy",
                 defaultValue = "expert",
-                description = "expert, random or epsilon (default: ${DEFAULT-VALUE}).",
+                description =
+                        "expert, random, epsilon, or model: the newest version of --run acts"
+                                + " (default: ${DEFAULT-VALUE}).",
                 converter = PolicyConverter.class)
-        private PolicyKind policy;
+        private Policy policy;
+
+        @Option(
+                names = "--run",
+                paramLabel = "NAME",
+                description = "The run whose model acts (--policy model).")
+        private String run;
+
+        @Option(
+                names = "--temperature",
+                defaultValue = "1.0",
+                description =
+                        "Sampling temperature of --policy model; 0 acts greedily (default:"
+                                + " ${DEFAULT-VALUE}).")
+        private float temperature;
+
+        @Option(
+                names = "--max-new-tokens",
+                defaultValue = "64",
+                description =
+                        "Longest answer of --policy model, reasoning and action (default:"
+                                + " ${DEFAULT-VALUE}).")
+        private int maxNewTokens;
+
+        @Option(
+                names = "--prompt-max-tokens",
+                defaultValue = "512",
+                description =
+                        "Longest acting prompt of --policy model; the oldest turns go first"
+                                + " (default: ${DEFAULT-VALUE}).")
+        private int promptMaxTokens;
+
+        @Option(
+                names = "--sampler-url",
+                paramLabel = "URL",
+                description =
+                        "Sample --policy model's actions through this inference server (vLLM's"
+                                + " OpenAI-compatible API, or rwml serve), e.g."
+                                + " http://gpu-box:8000; each version is still loaded here for its"
+                                + " tokenizer and prompts.")
+        private String samplerUrl;
+
+        @Option(
+                names = "--sampler-model",
+                paramLabel = "NAME",
+                description =
+                        "The name the server serves the run's base as (vLLM's"
+                                + " --served-model-name); default: the run's name.")
+        private String samplerModel;
+
+        @Option(
+                names = "--sampler-api-key-env",
+                paramLabel = "VAR",
+                defaultValue = "",
+                description = "The environment variable holding the server's API key.")
+        private String samplerApiKeyEnv;
+
+        @Option(
+                names = "--sampler-adapter-dir",
+                paramLabel = "DIR",
+                description =
+                        "A directory the server reads, where each LoRA version's PEFT adapter is"
+                                + " written for it to load.")
+        private Path samplerAdapterDir;
+
+        @Option(
+                names = "--wait-for-model",
+                defaultValue = "60",
+                paramLabel = "SECONDS",
+                description =
+                        "How long --policy model waits for the run's first version (default:"
+                                + " ${DEFAULT-VALUE}).")
+        private int waitForModel;
 
         @Option(
                 names = "--epsilon",
@@ -196,6 +277,30 @@ final class EnvCommand implements Runnable {
                                 + " n minutes later, steps 1 s apart (default: ${DEFAULT-VALUE}).")
         private String baseTime;
 
+        private ActingModel actingModel() {
+            if (run == null) {
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "--policy model needs --run NAME: the run whose model acts");
+            }
+            final Optional<RemoteSamplerSettings> remote =
+                    samplerUrl == null
+                            ? Optional.empty()
+                            : Optional.of(
+                                    RemoteSamplerSettings.of(
+                                            samplerUrl,
+                                            samplerApiKeyEnv,
+                                            samplerModel == null ? run : samplerModel,
+                                            Optional.ofNullable(samplerAdapterDir),
+                                            SAMPLER_TIMEOUT));
+            return new ActingModel(
+                    run,
+                    PredictionApp.loader(run, remote),
+                    new SamplingSettings(1, temperature, 1.0f, maxNewTokens),
+                    promptMaxTokens,
+                    Duration.ofSeconds(waitForModel));
+        }
+
         @Override
         public Integer call() throws Exception {
             final ProducerConfig.Builder builder =
@@ -205,7 +310,7 @@ final class EnvCommand implements Runnable {
                             .agents(agents)
                             .episodes(episodes)
                             .seed(seed)
-                            .policy(policy)
+                            .policy(policy.scripted().orElse(PolicyKind.EXPERT))
                             .epsilon(epsilon)
                             .invalidRate(invalidRate)
                             .historyTurns(common.history)
@@ -213,6 +318,18 @@ final class EnvCommand implements Runnable {
                             .progressInterval(common.interval());
             if (rate != null) {
                 builder.rate(rate);
+            }
+            if (policy != Policy.MODEL && samplerUrl != null) {
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "--sampler-url samples the model's actions: add --policy model --run NAME");
+            }
+            if (policy == Policy.MODEL) {
+                builder.model(actingModel());
+            } else if (run != null) {
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "--run names the run whose model acts: add --policy model");
             }
             final ProducerConfig config = builder.build();
             final PrintWriter out = spec.commandLine().getOut();
@@ -363,11 +480,33 @@ final class EnvCommand implements Runnable {
         }
     }
 
+    /** The limit of one call to the inference server of {@code --sampler-url}. */
+    private static final Duration SAMPLER_TIMEOUT = Duration.ofMinutes(2);
+
+    /** Who acts in {@code env run}: a scripted policy, or the run's model. */
+    enum Policy {
+        EXPERT(PolicyKind.EXPERT),
+        RANDOM(PolicyKind.RANDOM),
+        EPSILON(PolicyKind.EPSILON),
+        MODEL(null);
+
+        private final PolicyKind scripted;
+
+        Policy(final PolicyKind scripted) {
+            this.scripted = scripted;
+        }
+
+        /** The scripted policy, empty for the model. */
+        Optional<PolicyKind> scripted() {
+            return Optional.ofNullable(scripted);
+        }
+    }
+
     /** Accepts the policy names in any case. */
-    static final class PolicyConverter implements CommandLine.ITypeConverter<PolicyKind> {
+    static final class PolicyConverter implements CommandLine.ITypeConverter<Policy> {
         @Override
-        public PolicyKind convert(final String value) {
-            return constant(PolicyKind.class, value, "policy", "expert, random or epsilon");
+        public Policy convert(final String value) {
+            return constant(Policy.class, value, "policy", "expert, random, epsilon or model");
         }
     }
 }

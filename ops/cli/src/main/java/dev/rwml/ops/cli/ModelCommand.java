@@ -152,24 +152,47 @@ final class ModelCommand implements Runnable {
                                 + " key optional; these are the defaults, alpha 2r).")
         private String lora;
 
+        @Option(
+                names = "--acting",
+                description =
+                        "The small model also learns to act (the agent's policy): behaviour cloning"
+                                + " on the slice's own actions beside every world-model example, so"
+                                + " that rwml env run --policy model has a base policy to start"
+                                + " from.")
+        private boolean acting;
+
         @CommandLine.Mixin private ClusterOptions cluster;
 
         /** What to initialise; every client of init starts from the cluster's connection. */
         BaseModelInit.Config config() {
             final Connection connection = cluster.connection();
-            return BaseModelInit.Config.of(
+            final BaseModelInit.Config preset =
+                    BaseModelInit.Config.of(
+                            run,
+                            connection,
+                            size,
+                            smallModelSteps(),
+                            maxTransitions,
+                            new LinkedHashSet<>(envs),
+                            seed);
+            return new BaseModelInit.Config(
                     run,
                     connection,
-                    size,
-                    smallModelSteps(),
+                    preset.settings().withActing(acting),
                     maxTransitions,
-                    new LinkedHashSet<>(envs),
-                    seed);
+                    preset.envs(),
+                    preset.timeout());
         }
 
         @Override
         public Integer call() {
             final PrintWriter out = spec.commandLine().getOut();
+            if (fromHf != null && acting) {
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "--acting teaches the small model to act; a Hugging Face checkpoint acts as"
+                                + " it is, asked through its chat template: leave --acting out");
+            }
             if (fromHf != null) {
                 return fromHf(out);
             }
@@ -181,9 +204,10 @@ final class ModelCommand implements Runnable {
             final BaseModelInit.Config config = config();
             out.printf(
                     Locale.ROOT,
-                    "rwml model init: run %s, %s model, %d steps, up to %d transitions%n",
+                    "rwml model init: run %s, %s model%s, %d steps, up to %d transitions%n",
                     run,
                     size,
+                    acting ? " acting and predicting" : "",
                     smallModelSteps(),
                     maxTransitions);
             out.flush();

@@ -15,8 +15,10 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.rwml.env.EpisodeRunner;
 import dev.rwml.events.ArtifactRef;
 import dev.rwml.events.ModelVersion;
+import dev.rwml.events.Transition;
 import dev.rwml.ops.cli.RwmlProcesses.Child;
 import dev.rwml.ops.cli.RwmlProcesses.Exit;
 import dev.rwml.ops.embedded.TestClients;
@@ -102,6 +104,8 @@ class ByHandPipelineIT {
     private List<Exit> stopped;
     private Exit upStopped;
     private Exit rewardWithoutKafka;
+    private List<Transition> acted;
+    private String actedOut;
 
     /**
      * Runs the pipeline by hand until a version after 0 is published with every stage caught up,
@@ -182,6 +186,8 @@ class ByHandPipelineIT {
             }
             stopped = exits;
 
+            actWithTheRunsModel(bootstrap, registry);
+
             stopTheClusterUnderARestartedRewardStage(admin, up);
         }
     }
@@ -237,6 +243,55 @@ class ByHandPipelineIT {
     }
 
     /** Waits, polling each second up to {@link #STAGE_START}, until a stage has started. */
+    /**
+     * {@code env run --policy model}: the run's newest valid version acts (the corrupt one is
+     * refused), and its steps are published as transitions that name the version.
+     */
+    private void actWithTheRunsModel(final String bootstrap, final String registry)
+            throws Exception {
+        final Child act =
+                RWML.runToEnd(
+                        "env-model",
+                        "env run --env alfworld --episodes 2 --seed 4 --policy model --run "
+                                + RUN
+                                + " --max-new-tokens 16");
+        actedOut = Files.readString(act.out());
+        acted =
+                readCommitted(
+                                bootstrap,
+                                TopicCatalog.TRANSITIONS,
+                                TopicCatalog.defaults()
+                                        .transitions()
+                                        .valueSerde(EventSerdes.registryConfig(registry))
+                                        .deserializer())
+                        .stream()
+                        .filter(t -> t.getPolicy().getName().equals("model"))
+                        .toList();
+    }
+
+    @Test
+    void shouldActWithTheNewestValidVersionAndPublishItsStepsTaggedWithIt() {
+        assertThat(acted).as("transitions of env run --policy model").isNotEmpty();
+        assertThat(acted)
+                .extracting(t -> t.getPolicy().getModelVersion())
+                .doesNotContainNull()
+                .allSatisfy(v -> assertThat(v).isBetween(0L, corrupt - 1));
+        assertThat(acted.stream().mapToLong(t -> t.getPolicy().getModelVersion()).max())
+                .as("the newest valid version acts once the follower has read it")
+                .hasValue(corrupt - 1);
+        final long unreadable =
+                acted.stream()
+                        .filter(t -> t.getMetadata().containsKey(EpisodeRunner.INVALID_ANSWER))
+                        .peek(t -> assertThat(t.getActionValid()).isFalse())
+                        .count();
+        final long invalid = acted.stream().filter(t -> !t.getActionValid()).count();
+        assertThat(actedOut)
+                .contains("rwml env run: published 2 episodes, " + acted.size() + " transitions")
+                .contains("of 2 episodes succeeded, " + invalid + " of " + acted.size())
+                .contains(
+                        unreadable == 0 ? "steps invalid" : unreadable + " answers held no action");
+    }
+
     private static void awaitStageStart(final String description, final Callable<Boolean> started) {
         await(description).atMost(STAGE_START).pollInterval(Duration.ofSeconds(1)).until(started);
     }

@@ -103,7 +103,8 @@ class LayeringTest {
                         SCHEMAS, RUNTIME, WORLD_MODEL, MODEL_CHANNEL, ENVIRONMENTS, SCORING)
                 // stages: never one on another
                 .whereLayer(ENV_PRODUCERS)
-                .mayOnlyAccessLayers(SCHEMAS, RUNTIME, ENVIRONMENTS)
+                .mayOnlyAccessLayers(
+                        SCHEMAS, RUNTIME, ENVIRONMENTS, WORLD_MODEL, MODEL_CHANNEL, EVALUATION)
                 .whereLayer(PREDICTION)
                 .mayOnlyAccessLayers(SCHEMAS, RUNTIME, WORLD_MODEL, MODEL_CHANNEL)
                 .whereLayer(FILTER)

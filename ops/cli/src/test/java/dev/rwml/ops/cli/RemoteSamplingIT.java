@@ -22,6 +22,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -149,6 +150,35 @@ class RemoteSamplingIT {
         assertThat(Files.readString(serve.log()))
                 .as("rwml serve followed the run to the LoRA version")
                 .contains("loaded version 1 of run " + RUN);
+
+        // The run's model as the agent, its actions sampled by the server.
+        final Child act =
+                rwml.runToEnd(
+                        "env-model",
+                        "env run --env alfworld --episodes 1 --seed 5 --policy model --run "
+                                + RUN
+                                + " --sampler-url "
+                                + address(serve)
+                                + " --sampler-adapter-dir "
+                                + adapters
+                                + " --max-new-tokens 8");
+        assertThat(Files.readString(act.log()))
+                .contains(
+                        "Run "
+                                + RUN
+                                + ": sampling through the inference server at "
+                                + address(serve));
+        final List<Transition> acted =
+                transitions(cluster).stream()
+                        .filter(t -> t.getPolicy().getName().equals("model"))
+                        .sorted(Comparator.comparingInt(Transition::getStep))
+                        .toList();
+        assertThat(acted).as("the model agent's steps").isNotEmpty();
+        assertThat(acted)
+                .extracting(t -> t.getPolicy().getModelVersion())
+                .doesNotContainNull()
+                .allSatisfy(v -> assertThat(v).isBetween(0L, newest))
+                .isSorted();
     }
 
     private static Set<String> ids(final List<Transition> transitions) {

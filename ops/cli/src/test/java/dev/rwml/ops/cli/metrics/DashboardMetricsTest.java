@@ -2,7 +2,7 @@ package dev.rwml.ops.cli.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.rwml.prediction.ModelSlot;
+import dev.rwml.channel.ModelSlot;
 import dev.rwml.prediction.PredictionMetrics;
 import dev.rwml.reward.RewardMetrics;
 import dev.rwml.scoring.embed.CachingEmbedder;
@@ -63,7 +63,7 @@ class DashboardMetricsTest {
         final PredictionMetrics prediction = new PredictionMetrics(registry, "r", new ModelSlot());
         prediction.batch(4, 1_000_000, 64);
         prediction.historyTruncated();
-        prediction.deadLetter("UNKNOWN_SCHEMA_ID");
+        prediction.deadLetter("UNKNOWN_SCHEMA_ID", "rwml.transitions");
         prediction.skipped("too-long");
         final RewardMetrics reward = new RewardMetrics(registry, "r");
         reward.groupRewarded("INFORMATIVE", KeepDecision.INFORMATIVE, 0.5, Duration.ofMillis(3));
@@ -71,7 +71,7 @@ class DashboardMetricsTest {
         reward.joinMiss();
         reward.late("predictions");
         reward.transitionFiltered();
-        reward.deadLetter("PROCESSING");
+        reward.deadLetter("PROCESSING", "rwml.r.predictions");
         new CachingEmbedder(new ConstantEmbedder(), 16)
                 .bindTo(registry, RewardMetrics.EMBEDDING_CACHE, Tags.of("run", "r"));
         final TrainerMetrics trainer = new TrainerMetrics(registry, "r");
@@ -79,7 +79,7 @@ class DashboardMetricsTest {
         for (final GroupVerdict verdict : GroupVerdict.values()) {
             trainer.dropped(verdict);
         }
-        trainer.deadLettered("PROCESSING");
+        trainer.deadLettered("PROCESSING", "rwml.r.rewards");
         trainer.outageRetry();
         trainer.skippedCommit();
         trainer.step(Duration.ofMillis(5), 64);

@@ -1,4 +1,4 @@
-package dev.rwml.prediction;
+package dev.rwml.channel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

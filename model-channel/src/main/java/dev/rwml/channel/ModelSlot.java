@@ -1,4 +1,4 @@
-package dev.rwml.prediction;
+package dev.rwml.channel;
 
 import dev.rwml.worldmodel.serve.PredictionModel;
 import java.time.Duration;

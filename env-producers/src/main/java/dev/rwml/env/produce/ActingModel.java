@@ -1,0 +1,36 @@
+package dev.rwml.env.produce;
+
+import dev.rwml.worldmodel.serve.ModelLoader;
+import dev.rwml.worldmodel.serve.SamplingSettings;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The model a producer's agents act with instead of a scripted policy: the newest version of a run,
+ * followed on the run's models topic and swapped in while they act, as the prediction stage does.
+ *
+ * @param run the run whose versions act
+ * @param loader turns a published version into a model (in process, or an inference server with the
+ *     version loaded here for its tokenizer and prompts)
+ * @param sampling how an action is sampled (group size 1)
+ * @param maxPromptTokens the longest acting prompt
+ * @param firstVersion how long to wait for the run's first version before giving up
+ */
+public record ActingModel(
+        String run,
+        ModelLoader loader,
+        SamplingSettings sampling,
+        int maxPromptTokens,
+        Duration firstVersion) {
+
+    public ActingModel {
+        Objects.requireNonNull(run, "run");
+        Objects.requireNonNull(loader, "loader");
+        Objects.requireNonNull(sampling, "sampling");
+        Objects.requireNonNull(firstVersion, "firstVersion");
+        if (sampling.groupSize() != 1) {
+            throw new IllegalArgumentException(
+                    "an acting model samples one action per step, got " + sampling.groupSize());
+        }
+    }
+}
