@@ -9,6 +9,7 @@ import dev.rwml.events.Transition;
 import dev.rwml.worldmodel.ModelFormat;
 import dev.rwml.worldmodel.TestCorpus;
 import dev.rwml.worldmodel.generate.Sample;
+import dev.rwml.worldmodel.prompt.ActingView;
 import dev.rwml.worldmodel.prompt.Prompt;
 import dev.rwml.worldmodel.prompt.PromptFormat;
 import dev.rwml.worldmodel.prompt.PromptView;
@@ -93,6 +94,32 @@ class HfServingTest {
                                     .get(1)
                                     .tokenIds())
                     .isEqualTo(groups.get(0).get(1).tokenIds());
+        }
+    }
+
+    @Test
+    void shouldRenderTheActingPromptThroughTheChatTemplateWithItsAnswerShape(
+            @TempDir final Path tmp) throws Exception {
+        final Path dir = withChatTemplate(HfFixtures.checkpoint("qwen2-tiny"), tmp);
+        final ActingView view =
+                new ActingView(
+                        "alfworld",
+                        "put a mug in the fridge",
+                        List.of(),
+                        "You arrive at sink 1.",
+                        List.of("go to fridge 1", "take mug 1 from sink 1"));
+        try (CheckpointModelLoader loader = CheckpointModelLoader.standard();
+                PredictionModel model = loader.fromHf(0, HfCheckpoint.fromDirectory(dir, 0))) {
+            final String text = model.actingPrompt(view, 100_000).text();
+            assertThat(text)
+                    .startsWith("<|im_start|>system\nYou are an expert agent")
+                    .contains(
+                            PromptFormat.ACTION_FORMAT
+                                    + "<|im_end|>\n<|im_start|>user\nTask:"
+                                    + " put a mug in the fridge\n")
+                    .contains("Admissible actions: go to fridge 1, take mug 1 from sink 1\n")
+                    .doesNotContain("Potential action")
+                    .endsWith("<|im_start|>assistant\n");
         }
     }
 
