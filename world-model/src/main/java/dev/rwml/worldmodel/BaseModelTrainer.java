@@ -111,13 +111,12 @@ public final class BaseModelTrainer {
             final WorldModelTokenizer tokenizer,
             final Transition transition,
             final int maxContext) {
-        final int[] target = SftTarget.ids(tokenizer, transition.getNextObservation());
-        final Prompt prompt =
-                format.build(PromptView.of(transition), tokenizer, maxContext - target.length);
-        if (!prompt.fits() || target.length >= maxContext) {
-            return Optional.empty();
-        }
-        return Optional.of(new SequenceBatch.Pair(prompt.tokenIds(), target));
+        return fit(
+                format,
+                tokenizer,
+                PromptView.of(transition),
+                SftTarget.ids(tokenizer, transition.getNextObservation()),
+                maxContext);
     }
 
     /**
@@ -130,9 +129,22 @@ public final class BaseModelTrainer {
             final WorldModelTokenizer tokenizer,
             final Transition transition,
             final int maxContext) {
-        final int[] target = SftTarget.actionIds(tokenizer, transition.getAction());
-        final Prompt prompt =
-                format.build(ActingView.of(transition), tokenizer, maxContext - target.length);
+        return fit(
+                format,
+                tokenizer,
+                ActingView.of(transition),
+                SftTarget.actionIds(tokenizer, transition.getAction()),
+                maxContext);
+    }
+
+    /** The situation's prompt, cut to leave room for the whole target, and the target. */
+    private static Optional<SequenceBatch.Pair> fit(
+            final PromptFormat format,
+            final WorldModelTokenizer tokenizer,
+            final PromptFormat.Situation situation,
+            final int[] target,
+            final int maxContext) {
+        final Prompt prompt = format.build(situation, tokenizer, maxContext - target.length);
         if (!prompt.fits() || target.length >= maxContext) {
             return Optional.empty();
         }

@@ -15,6 +15,7 @@ import dev.rwml.ops.embedded.KafkaStack;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -100,6 +101,44 @@ class EnvCommandIT {
     void shouldExplainAnUnknownPolicy() {
         final Result result = rwml("env", "run", "--env", "retail", "--policy", "greedy");
         assertThat(result.code()).isEqualTo(2);
-        assertThat(result.err()).contains("unknown policy 'greedy'; use expert, random or epsilon");
+        assertThat(result.err())
+                .contains("unknown policy 'greedy'; use expert, random, epsilon or model");
+    }
+
+    @Test
+    void shouldSayWhatTheModelPolicyNeeds() {
+        final Result noRun = rwmlOnCluster("env", "run", "--env", "alfworld", "--policy", "model");
+        assertThat(noRun.code()).isEqualTo(2);
+        assertThat(noRun.err())
+                .contains("--policy model needs --run NAME: the run whose model acts");
+        final Result runAlone = rwmlOnCluster("env", "run", "--env", "alfworld", "--run", "r");
+        assertThat(runAlone.code()).isEqualTo(2);
+        assertThat(runAlone.err())
+                .contains("--run names the run whose model acts: add --policy model");
+        final Result noVersion =
+                rwmlOnCluster(
+                        "env",
+                        "run",
+                        "--env",
+                        "alfworld",
+                        "--policy",
+                        "model",
+                        "--run",
+                        "never-initialised",
+                        "--wait-for-model",
+                        "2");
+        assertThat(noVersion.code()).isEqualTo(1);
+        assertThat(noVersion.err())
+                .contains("run never-initialised published no model version in 2 s")
+                .contains("create it with rwml model init --run never-initialised");
+    }
+
+    private static Result rwmlOnCluster(final String... args) {
+        final String[] all = Arrays.copyOf(args, args.length + 4);
+        all[args.length] = "--bootstrap-servers";
+        all[args.length + 1] = KAFKA.bootstrapServers();
+        all[args.length + 2] = "--schema-registry-url";
+        all[args.length + 3] = KAFKA.schemaRegistryUrl();
+        return rwml(all);
     }
 }
