@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -87,6 +88,11 @@ final class RemotePredictionModel implements PredictionModel {
     @Override
     public Prompt actingPrompt(final ActingView view, final int maxTokens) {
         return local.actingPrompt(view, maxTokens);
+    }
+
+    @Override
+    public OptionalInt vocabSize() {
+        return local.vocabSize();
     }
 
     @Override

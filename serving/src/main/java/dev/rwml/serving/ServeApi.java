@@ -25,6 +25,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -363,7 +364,25 @@ final class ServeApi {
     private static List<int[]> promptIds(
             final CompletionPrompt prompt, final PredictionModel model) {
         if (!prompt.isText()) {
-            return prompt.tokenArrays();
+            final List<int[]> arrays = prompt.tokenArrays();
+            final OptionalInt vocab = model.vocabSize();
+            for (int p = 0; p < arrays.size(); p++) {
+                for (final int id : arrays.get(p)) {
+                    if (vocab.isPresent() && id >= vocab.getAsInt()) {
+                        throw ApiException.badRequest(
+                                "token id "
+                                        + id
+                                        + " of prompt "
+                                        + p
+                                        + " is outside the model's vocabulary"
+                                        + (vocab.isPresent()
+                                                ? " of " + vocab.getAsInt() + " ids"
+                                                : ""),
+                                "prompt");
+                    }
+                }
+            }
+            return arrays;
         }
         final List<int[]> ids = new ArrayList<>();
         for (final String text : prompt.texts()) {

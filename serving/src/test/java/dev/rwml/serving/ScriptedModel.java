@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -71,6 +72,12 @@ final class ScriptedModel implements PredictionModel {
     public Prompt prompt(final Transition transition, final int maxTokens) {
         final String text = transition.getAction();
         return new Prompt(text, encode(text), 0, text.length() <= maxTokens);
+    }
+
+    /** Every char is a token. */
+    @Override
+    public OptionalInt vocabSize() {
+        return OptionalInt.of(Character.MAX_VALUE + 1);
     }
 
     @Override

@@ -161,6 +161,13 @@ class ServeServerTest {
                 "max_tokens");
         assertError(post("/v1/completions", "{\"n\":1}"), 400, "prompt");
         assertError(post("/v1/completions", "{\"prompt\":[]}"), 400, null);
+        assertError(post("/v1/completions", "{\"prompt\":[999999999]}"), 400, "prompt");
+        final HttpResponse<String> outside =
+                post("/v1/completions", "{\"prompt\":[[97],[98,70000]]}");
+        assertError(outside, 400, "prompt");
+        assertThat(outside.body())
+                .contains(
+                        "token id 70000 of prompt 1 is outside the model's vocabulary of 65536 ids");
         assertError(post("/v1/completions", "{\"prompt\":\"a\""), 400, null);
         assertError(post("/v1/completions", "{\"prompt\":\"a\",\"n\":\"two\"}"), 400, "n");
         assertError(post("/v1/completions", "{\"prompt\":\"a\",\"stream\":true}"), 400, "stream");

@@ -8,6 +8,7 @@ import dev.rwml.worldmodel.prompt.ActingView;
 import dev.rwml.worldmodel.prompt.Prompt;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * One loaded world-model version, as the prediction and filter stages use it: builds the prompt of
@@ -38,6 +39,14 @@ public interface PredictionModel extends AutoCloseable {
     default Prompt actingPrompt(final ActingView view, final int maxTokens) {
         throw new UnsupportedOperationException(
                 getClass().getSimpleName() + " builds no acting prompts");
+    }
+
+    /**
+     * How many token ids the model takes (0 to this, exclusive), for servers that are sent token
+     * ids; empty for a model that does not say (a test double).
+     */
+    default OptionalInt vocabSize() {
+        return OptionalInt.empty();
     }
 
     /** The decoded text of token ids (for logs and tests). */

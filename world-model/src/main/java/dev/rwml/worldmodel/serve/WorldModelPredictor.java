@@ -15,6 +15,7 @@ import dev.rwml.worldmodel.tokenizer.GenerationTokenizer;
 import dev.rwml.worldmodel.tokenizer.WorldModelTokenizer;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * The DJL world model of one version behind {@link PredictionModel}: the paper's prompt over a
@@ -97,6 +98,11 @@ public final class WorldModelPredictor implements PredictionModel {
     @Override
     public Prompt actingPrompt(final ActingView view, final int maxTokens) {
         return prompts.build(view, Math.min(maxTokens, model.maxContext() - 1));
+    }
+
+    @Override
+    public OptionalInt vocabSize() {
+        return OptionalInt.of(model.vocabSize());
     }
 
     @Override

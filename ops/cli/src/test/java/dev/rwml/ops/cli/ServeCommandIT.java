@@ -174,6 +174,19 @@ class ServeCommandIT {
     }
 
     @Test
+    void shouldAnswerATokenIdOutsideTheVocabularyWith400AndStayHealthy() throws Exception {
+        final HttpResponse<String> response =
+                post("/v1/completions", "{\"prompt\": [999999999], \"max_tokens\": 4}", KEY);
+
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
+        final JsonNode error = JSON.readTree(response.body()).get("error");
+        assertThat(error.get("param").asText()).isEqualTo("prompt");
+        assertThat(error.get("message").asText())
+                .startsWith("token id 999999999 of prompt 0 is outside the model's vocabulary of ");
+        assertThat(get("/health").statusCode()).isEqualTo(200);
+    }
+
+    @Test
     void shouldAnswerThePythonExampleWithANextStatePerAction() throws Exception {
         Assumptions.assumeTrue(python3().isPresent(), "python3 is not installed");
         final Path script = RWML.work().resolve("../../../../examples/world_model_client.py");
