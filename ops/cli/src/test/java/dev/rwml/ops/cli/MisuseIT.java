@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -69,6 +70,9 @@ class MisuseIT {
      * One kind of misuse: the command, and either the key words of its error line or, for a long
      * command to stop, when it is ready for the SIGTERM.
      */
+    /** The length of the shared predict log when a case that waits on it started. */
+    private static final Map<Path, Integer> PREDICT_LOG_BEFORE = new ConcurrentHashMap<>();
+
     record Misuse(
             String name,
             Function<Path, List<String>> command,
@@ -375,19 +379,22 @@ class MisuseIT {
                         dir -> hasOutput("Ctrl-C during env run")),
                 stops(
                         "Ctrl-C during predict",
+                        dir -> {
+                            // Earlier cases wrote to the same log: only what this one adds counts.
+                            PREDICT_LOG_BEFORE.put(dir, read(predictLog()).length());
+                            return List.of(
+                                    "predict",
+                                    "--run",
+                                    RUN,
+                                    "--set",
+                                    "state.dir=" + dir.resolve("state"),
+                                    "--data-dir",
+                                    RWML.data().toString());
+                        },
                         dir ->
-                                List.of(
-                                        "predict",
-                                        "--run",
-                                        RUN,
-                                        "--set",
-                                        "state.dir=" + dir.resolve("state"),
-                                        "--data-dir",
-                                        RWML.data().toString()),
-                        dir ->
-                                Files.exists(RWML.data().resolve("logs/predict.log"))
-                                        && read(RWML.data().resolve("logs/predict.log"))
-                                                .contains("loaded version")),
+                                read(predictLog())
+                                        .substring(PREDICT_LOG_BEFORE.get(dir))
+                                        .contains("loaded version")),
                 stops(
                         "Ctrl-C during rwml up",
                         dir -> List.of("up", "--data-dir", dir.resolve("data").toString()),
@@ -580,6 +587,11 @@ class MisuseIT {
             throw new java.io.UncheckedIOException(e);
         }
         return file;
+    }
+
+    /** The log every {@code predict} case of the shared data directory writes to. */
+    private static Path predictLog() {
+        return RWML.data().resolve("logs/predict.log");
     }
 
     private static boolean hasOutput(final String name) {
