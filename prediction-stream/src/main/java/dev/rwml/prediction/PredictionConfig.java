@@ -217,7 +217,7 @@ public record PredictionConfig(
                 .define(
                         "sampler.timeout",
                         Type.STRING,
-                        "PT2M",
+                        RemoteSamplerSettings.DEFAULT_TIMEOUT.toString(),
                         Durations.atLeast(Duration.ofMillis(1)),
                         Importance.LOW,
                         "Timeout of one call to the remote sampler (a whole batch's"

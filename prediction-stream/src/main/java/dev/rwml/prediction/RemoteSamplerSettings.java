@@ -22,6 +22,9 @@ public record RemoteSamplerSettings(
         Optional<Path> adapterDir,
         Duration timeout) {
 
+    /** The limit of one call unless {@code sampler.timeout} says otherwise. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(2);
+
     public RemoteSamplerSettings {
         Objects.requireNonNull(server, "server");
         Objects.requireNonNull(apiKey, "apiKey");

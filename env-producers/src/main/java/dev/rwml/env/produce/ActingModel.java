@@ -12,7 +12,7 @@ import java.util.Objects;
  * @param run the run whose versions act
  * @param loader turns a published version into a model (in process, or an inference server with the
  *     version loaded here for its tokenizer and prompts)
- * @param sampling how an action is sampled (group size 1)
+ * @param sampling how an action is sampled (group size 1, which the agent checks)
  * @param maxPromptTokens the longest acting prompt
  * @param firstVersion how long to wait for the run's first version before giving up
  */
@@ -28,9 +28,5 @@ public record ActingModel(
         Objects.requireNonNull(loader, "loader");
         Objects.requireNonNull(sampling, "sampling");
         Objects.requireNonNull(firstVersion, "firstVersion");
-        if (sampling.groupSize() != 1) {
-            throw new IllegalArgumentException(
-                    "an acting model samples one action per step, got " + sampling.groupSize());
-        }
     }
 }

@@ -277,12 +277,26 @@ final class EnvCommand implements Runnable {
                                 + " n minutes later, steps 1 s apart (default: ${DEFAULT-VALUE}).")
         private String baseTime;
 
-        private ActingModel actingModel() {
-            if (run == null) {
+        /** Refuses model options without the model policy, and the model policy without a run. */
+        private void checkPolicyOptions() {
+            if (policy == Policy.MODEL && run == null) {
                 throw new CommandLine.ParameterException(
                         spec.commandLine(),
                         "--policy model needs --run NAME: the run whose model acts");
             }
+            if (policy != Policy.MODEL && samplerUrl != null) {
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "--sampler-url samples the model's actions: add --policy model --run NAME");
+            }
+            if (policy != Policy.MODEL && run != null) {
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "--run names the run whose model acts: add --policy model");
+            }
+        }
+
+        private ActingModel actingModel() {
             final Optional<RemoteSamplerSettings> remote =
                     samplerUrl == null
                             ? Optional.empty()
@@ -292,7 +306,7 @@ final class EnvCommand implements Runnable {
                                             samplerApiKeyEnv,
                                             samplerModel == null ? run : samplerModel,
                                             Optional.ofNullable(samplerAdapterDir),
-                                            SAMPLER_TIMEOUT));
+                                            RemoteSamplerSettings.DEFAULT_TIMEOUT));
             return new ActingModel(
                     run,
                     PredictionApp.loader(run, remote),
@@ -303,6 +317,7 @@ final class EnvCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
+            checkPolicyOptions();
             final ProducerConfig.Builder builder =
                     ProducerConfig.builder(env, common.kafka())
                             .split(split)
@@ -319,17 +334,8 @@ final class EnvCommand implements Runnable {
             if (rate != null) {
                 builder.rate(rate);
             }
-            if (policy != Policy.MODEL && samplerUrl != null) {
-                throw new CommandLine.ParameterException(
-                        spec.commandLine(),
-                        "--sampler-url samples the model's actions: add --policy model --run NAME");
-            }
             if (policy == Policy.MODEL) {
                 builder.model(actingModel());
-            } else if (run != null) {
-                throw new CommandLine.ParameterException(
-                        spec.commandLine(),
-                        "--run names the run whose model acts: add --policy model");
             }
             final ProducerConfig config = builder.build();
             final PrintWriter out = spec.commandLine().getOut();
@@ -479,9 +485,6 @@ final class EnvCommand implements Runnable {
             return constant(Grammar.class, value, "grammar", "current or older");
         }
     }
-
-    /** The limit of one call to the inference server of {@code --sampler-url}. */
-    private static final Duration SAMPLER_TIMEOUT = Duration.ofMinutes(2);
 
     /** Who acts in {@code env run}: a scripted policy, or the run's model. */
     enum Policy {
