@@ -67,6 +67,15 @@ public record EpisodeRunner(int historyTurns, int maxSteps, Clock clock) {
         return split + "-" + seed + "-" + n;
     }
 
+    /**
+     * The episode id of episode {@code n} of {@code seed} in a split when run {@code run}'s model
+     * acts: apart from the scripted episodes of the same seed, which play the same game.
+     */
+    public static String episodeId(
+            final String split, final long seed, final int n, final String run) {
+        return episodeId(split, seed, n) + "@" + run;
+    }
+
     /** Runs episode {@code n} of {@code seed} to its end and returns its transitions. */
     public List<Transition> run(
             final EnvironmentSource source,
@@ -74,18 +83,34 @@ public record EpisodeRunner(int historyTurns, int maxSteps, Clock clock) {
             final String agentId,
             final long seed,
             final int n) {
+        return run(source, agent, agentId, episodeId(source.split(), seed, n), seed, n)
+                .transitions();
+    }
+
+    /**
+     * Runs episode {@code n} of {@code seed} to its end under {@code episodeId} and returns its
+     * transitions with the agent's choices.
+     */
+    public Episode run(
+            final EnvironmentSource source,
+            final Agent agent,
+            final String agentId,
+            final String episodeId,
+            final long seed,
+            final int n) {
         final SplittableRandom base = new SplittableRandom(seed ^ (0x9E3779B97F4A7C15L * (n + 1L)));
         final long envSeed = base.nextLong();
         final SplittableRandom agentRng = base.split();
         final Environment env = source.create(envSeed);
-        final String episodeId = episodeId(source.split(), seed, n);
         final EnvRef envRef = new EnvRef(source.name(), source.version(), source.split());
         final Deque<Turn> history = new ArrayDeque<>();
         final List<Transition> out = new ArrayList<>();
+        final List<Agent.Choice> choices = new ArrayList<>();
         for (int step = 0; !env.done() && step < maxSteps; step++) {
             final String observation = env.observation();
             final List<String> admissible = List.copyOf(env.admissibleActions());
             final Agent.Choice choice = agent.act(env, List.copyOf(history), agentRng);
+            choices.add(choice);
             final String action = choice.action();
             final Environment.Step result = env.step(action);
             Map<String, String> metadata = env.metadata();
@@ -132,6 +157,23 @@ public record EpisodeRunner(int historyTurns, int maxSteps, Clock clock) {
                     maxSteps);
         }
         LOG.debug("Episode {} of {} ran {} steps", episodeId, source.name(), out.size());
-        return out;
+        return new Episode(out, choices);
+    }
+
+    /**
+     * A finished episode.
+     *
+     * @param transitions its transitions, in step order
+     * @param choices what the agent chose at each step, in the same order
+     */
+    public record Episode(List<Transition> transitions, List<Agent.Choice> choices) {
+        public Episode {
+            transitions = List.copyOf(transitions);
+            choices = List.copyOf(choices);
+            if (transitions.size() != choices.size()) {
+                throw new IllegalArgumentException(
+                        transitions.size() + " transitions but " + choices.size() + " choices");
+            }
+        }
     }
 }

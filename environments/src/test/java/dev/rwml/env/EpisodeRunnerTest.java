@@ -146,14 +146,27 @@ class EpisodeRunnerTest {
                             final List<Turn> history,
                             final RandomGenerator rng) {
                         seen.add(history);
+                        final Sampled sampled =
+                                new Sampled(new int[] {1, 2}, new int[] {3}, new float[] {-0.5f});
                         return seen.size() == 2
-                                ? Choice.invalid("<think>hmm", 7, "the reasoning is never closed")
-                                : Choice.byModel(env.expertAction().orElseThrow(), 7);
+                                ? Choice.invalid(
+                                        "<think>hmm",
+                                        7,
+                                        "the reasoning is never closed",
+                                        Optional.of(sampled))
+                                : Choice.byModel(env.expertAction().orElseThrow(), 7, sampled);
                     }
                 };
-        final List<Transition> episode =
-                new EpisodeRunner(1, 4, CLOCK).run(TRAIN, model, "agent-0", 5, 0);
+        final String episodeId = EpisodeRunner.episodeId(TRAIN.split(), 5, 0, "r1");
+        final EpisodeRunner.Episode run =
+                new EpisodeRunner(1, 4, CLOCK).run(TRAIN, model, "agent-0", episodeId, 5, 0);
+        final List<Transition> episode = run.transitions();
         assertThat(episode).hasSize(4);
+        assertThat(episodeId).isEqualTo("train-5-0@r1");
+        assertThat(episode.get(3).getTransitionId()).isEqualTo("alfworld/train-5-0@r1/3");
+        assertThat(run.choices()).hasSize(4);
+        assertThat(run.choices().get(1).problem()).contains("the reasoning is never closed");
+        assertThat(run.choices().get(0).action()).isEqualTo(episode.get(0).getAction());
         assertThat(episode)
                 .allSatisfy(
                         t -> {

@@ -14,6 +14,7 @@ import dev.rwml.worldmodel.serve.PredictionModel;
 import dev.rwml.worldmodel.serve.SamplingSettings;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.random.RandomGenerator;
 
 /**
@@ -81,21 +82,25 @@ public final class ModelAgent implements Agent {
                                 + prompt.tokenIds().length
                                 + " tokens, more than the "
                                 + budget
-                                + " the model leaves it");
+                                + " the model leaves it",
+                        Optional.empty());
             }
             final Sample sample =
                     model.sample(List.of(prompt.tokenIds()), sampling, seed).get(0).get(0);
+            final Sampled sampled =
+                    new Sampled(prompt.tokenIds(), sample.tokenIds(), sample.logProbs());
             final ActionAnswer answer =
                     ActionAnswer.parse(
                             sample.text(), sample.stopReason() != Sample.StopReason.LENGTH);
             return answer.action()
-                    .map(action -> Choice.byModel(action, model.version()))
+                    .map(action -> Choice.byModel(action, model.version(), sampled))
                     .orElseGet(
                             () ->
                                     Choice.invalid(
                                             sample.text().strip(),
                                             model.version(),
-                                            answer.problem().orElseThrow()));
+                                            answer.problem().orElseThrow(),
+                                            Optional.of(sampled)));
         }
     }
 

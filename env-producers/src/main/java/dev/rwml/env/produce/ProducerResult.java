@@ -15,6 +15,8 @@ import java.util.Locale;
  * @param elapsed wall time of the run, flush included
  * @param stopped true when the run was stopped before all its episodes
  * @param outcomes what the agents achieved in the episodes sent
+ * @param publishedBefore episodes skipped because an earlier run of the same command published them
+ *     (a run's model only: its episodes are published exactly once)
  */
 public record ProducerResult(
         long episodes,
@@ -22,7 +24,8 @@ public record ProducerResult(
         long sendErrors,
         Duration elapsed,
         boolean stopped,
-        Outcomes outcomes) {
+        Outcomes outcomes,
+        long publishedBefore) {
 
     /**
      * What the agents achieved in the episodes sent.
@@ -63,21 +66,27 @@ public record ProducerResult(
     /** A one-line summary for people. */
     public String summary() {
         return String.format(
-                Locale.ROOT,
-                "%s %d episodes, %d transitions in %.1f s (%.1f transitions/s), %d send errors;"
-                        + " %d of %d episodes succeeded, %d of %d steps invalid%s",
-                stopped ? "stopped after" : "published",
-                episodes,
-                transitions,
-                elapsed.toNanos() / 1e9,
-                transitionsPerSecond(),
-                sendErrors,
-                outcomes.successes(),
-                episodes,
-                outcomes.invalidSteps(),
-                outcomes.steps(),
-                outcomes.unreadableAnswers() == 0
+                        Locale.ROOT,
+                        "%s %d episodes, %d transitions in %.1f s (%.1f transitions/s), %d send errors;"
+                                + " %d of %d episodes succeeded, %d of %d steps invalid%s",
+                        stopped ? "stopped after" : "published",
+                        episodes,
+                        transitions,
+                        elapsed.toNanos() / 1e9,
+                        transitionsPerSecond(),
+                        sendErrors,
+                        outcomes.successes(),
+                        episodes,
+                        outcomes.invalidSteps(),
+                        outcomes.steps(),
+                        outcomes.unreadableAnswers() == 0
+                                ? ""
+                                : " (" + outcomes.unreadableAnswers() + " answers held no action)")
+                + (publishedBefore == 0
                         ? ""
-                        : " (" + outcomes.unreadableAnswers() + " answers held no action)");
+                        : "; "
+                                + publishedBefore
+                                + " episodes were already published by an earlier run of this"
+                                + " command");
     }
 }

@@ -7,7 +7,8 @@ import dev.rwml.env.Agent;
 import dev.rwml.env.EnvironmentSource;
 import dev.rwml.env.EpisodeRunner;
 import dev.rwml.evaluation.ModelAgent;
-import dev.rwml.events.Transition;
+import dev.rwml.events.EnvRef;
+import dev.rwml.events.Sampling;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -52,6 +53,7 @@ public final class TransitionProducer {
     private final ProgressListener listener;
     private final AtomicBoolean stopping = new AtomicBoolean();
     private final AtomicLong episodesSent = new AtomicLong();
+    private final AtomicLong episodesBefore = new AtomicLong();
     private final AtomicReference<RateLimiter> limiter = new AtomicReference<>();
     private final AtomicReference<ProducerResult.Outcomes> outcomes =
             new AtomicReference<>(ProducerResult.Outcomes.NONE);
@@ -103,8 +105,7 @@ public final class TransitionProducer {
         Throwable failure = null;
         final long errors;
         final long acknowledged;
-        try (TransitionPublisher publisher =
-                TransitionPublisher.open(config.kafka(), meters, "run")) {
+        try (EpisodeSink publisher = openSink(source)) {
             final long every = config.progressInterval().toMillis();
             reporter.scheduleAtFixedRate(
                     () -> report(publisher, started), every, every, TimeUnit.MILLISECONDS);
@@ -139,8 +140,9 @@ public final class TransitionProducer {
                         acknowledged,
                         errors,
                         elapsed,
-                        episodesSent.get() < config.episodes(),
-                        outcomes.get());
+                        episodesSent.get() + episodesBefore.get() < config.episodes(),
+                        outcomes.get(),
+                        episodesBefore.get());
         LOG.info("{}", result.summary());
         return result;
     }
@@ -163,27 +165,65 @@ public final class TransitionProducer {
             final int index,
             final Agent agent,
             final EnvironmentSource source,
-            final TransitionPublisher publisher)
+            final EpisodeSink publisher)
             throws InterruptedException {
         final String agentId = "agent-" + index;
         for (int n = index; n < config.episodes() && !stopping.get(); n += config.agents()) {
+            final String episodeId = episodeId(source, n);
+            if (publisher.published(episodeId)) {
+                episodesBefore.incrementAndGet();
+                continue;
+            }
             final EpisodeRunner runner =
                     new EpisodeRunner(
                             config.historyTurns(),
                             EpisodeRunner.DEFAULT_MAX_STEPS,
                             EpisodeClock.forEpisode(config.baseTime(), n));
-            final List<Transition> episode = runner.run(source, agent, agentId, config.seed(), n);
-            for (final Transition transition : episode) {
-                final RateLimiter rate = limiter.get();
-                if (rate != null) {
-                    rate.acquire();
-                }
-                publisher.send(transition);
-            }
-            publisher.episodeSent(source.name());
-            outcomes.updateAndGet(o -> o.plus(episode));
+            final EpisodeRunner.Episode episode =
+                    runner.run(source, agent, agentId, episodeId, config.seed(), n);
+            publisher.publish(n, episodeId, episode, this::throttle);
+            outcomes.updateAndGet(o -> o.plus(episode.transitions()));
             episodesSent.incrementAndGet();
         }
+    }
+
+    /** Episode {@code n}'s id: a run's model acts its own episodes of the seed's games. */
+    private String episodeId(final EnvironmentSource source, final int n) {
+        return config.model().isPresent()
+                ? EpisodeRunner.episodeId(
+                        source.split(), config.seed(), n, config.model().get().run())
+                : EpisodeRunner.episodeId(source.split(), config.seed(), n);
+    }
+
+    private void throttle() throws InterruptedException {
+        final RateLimiter rate = limiter.get();
+        if (rate != null) {
+            rate.acquire();
+        }
+    }
+
+    /**
+     * The scripted agents' publisher, or, for a run's model, the transactional one that publishes
+     * each episode with its rollout and knows which episodes an earlier run of the command
+     * published.
+     */
+    private EpisodeSink openSink(final EnvironmentSource source) {
+        if (config.model().isEmpty()) {
+            return TransitionPublisher.open(config.kafka(), meters, "run");
+        }
+        final ActingModel model = config.model().get();
+        return RolloutPublisher.open(
+                config.kafka(),
+                new RolloutPublisher.Command(
+                        model.run(),
+                        new EnvRef(source.name(), source.version(), source.split()),
+                        config.seed(),
+                        new Sampling(
+                                model.sampling().temperature(),
+                                model.sampling().topP(),
+                                model.sampling().maxNewTokens(),
+                                1)),
+                meters);
     }
 
     private Throwable awaitAll(final List<Future<?>> running) {
@@ -216,7 +256,7 @@ public final class TransitionProducer {
         return failure;
     }
 
-    private void report(final TransitionPublisher publisher, final long started) {
+    private void report(final EpisodeSink publisher, final long started) {
         try {
             listener.update(
                     new Progress(

@@ -1,16 +1,15 @@
 package dev.rwml.env.produce;
 
+import dev.rwml.env.EpisodeRunner;
 import dev.rwml.events.Transition;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.schemas.topics.TopicSpec;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
@@ -26,22 +25,19 @@ import org.slf4j.LoggerFactory;
  * Transition} in the Confluent wire format) with an idempotent producer and {@code acks=all}, and
  * counts what the broker acknowledged and refused.
  *
- * <p>Micrometer counters, tagged with {@code env} and {@code source} ({@code run} or {@code
- * import}): {@code rwml.env.episodes}, {@code rwml.env.transitions} (acknowledged) and {@code
- * rwml.env.send.errors}. Thread-safe: the agents of a run share one publisher.
+ * <p>Counts what it publishes in {@link PublishCounters}. Thread-safe: the agents of a run share
+ * one publisher.
  */
-public final class TransitionPublisher implements AutoCloseable {
+public final class TransitionPublisher implements EpisodeSink {
 
     private static final Logger LOG = LoggerFactory.getLogger(TransitionPublisher.class);
 
     private final Producer<String, Transition> producer;
     private final String topic;
-    private final MeterRegistry meters;
-    private final String source;
+    private final PublishCounters counters;
     private final AtomicLong acknowledged = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
     private final AtomicReference<Exception> firstError = new AtomicReference<>();
-    private final Map<String, Counter[]> counters = new ConcurrentHashMap<>();
 
     private TransitionPublisher(
             final Producer<String, Transition> producer,
@@ -50,8 +46,7 @@ public final class TransitionPublisher implements AutoCloseable {
             final String source) {
         this.producer = producer;
         this.topic = topic;
-        this.meters = meters;
-        this.source = source;
+        this.counters = new PublishCounters(meters, source);
     }
 
     /**
@@ -101,10 +96,10 @@ public final class TransitionPublisher implements AutoCloseable {
                 (metadata, error) -> {
                     if (error == null) {
                         acknowledged.incrementAndGet();
-                        counters(env)[1].increment();
+                        counters.acknowledged(env, 1);
                     } else {
                         errors.incrementAndGet();
-                        counters(env)[2].increment();
+                        counters.error(env);
                         if (firstError.compareAndSet(null, error)) {
                             LOG.error(
                                     "the broker did not take transition {} (further errors are"
@@ -118,20 +113,43 @@ public final class TransitionPublisher implements AutoCloseable {
 
     /** Counts an episode whose transitions were all handed to {@link #send}. */
     public void episodeSent(final String env) {
-        counters(env)[0].increment();
+        counters.episode(env);
     }
 
-    /** Blocks until every transition sent so far is acknowledged or failed. */
+    /** Always false: a scripted run publishes every episode again, the stages keep the first. */
+    @Override
+    public boolean published(final String episodeId) {
+        return false;
+    }
+
+    /** Sends the episode's transitions one by one, each after a permit of {@code throttle}. */
+    @Override
+    public void publish(
+            final int n,
+            final String episodeId,
+            final EpisodeRunner.Episode episode,
+            final Throttle throttle)
+            throws InterruptedException {
+        for (final Transition transition : episode.transitions()) {
+            throttle.acquire();
+            send(transition);
+        }
+        if (!episode.transitions().isEmpty()) {
+            episodeSent(episode.transitions().get(0).getEnv().getName());
+        }
+    }
+
+    @Override
     public void flush() {
         producer.flush();
     }
 
-    /** Transitions the broker acknowledged so far. */
+    @Override
     public long acknowledged() {
         return acknowledged.get();
     }
 
-    /** Transitions that failed after the client's retries. */
+    @Override
     public long errors() {
         return errors.get();
     }
@@ -144,17 +162,6 @@ public final class TransitionPublisher implements AutoCloseable {
     /** The topic this publisher writes to. */
     public String topic() {
         return topic;
-    }
-
-    private Counter[] counters(final String env) {
-        return counters.computeIfAbsent(
-                env,
-                e ->
-                        new Counter[] {
-                            meters.counter("rwml.env.episodes", "env", e, "source", source),
-                            meters.counter("rwml.env.transitions", "env", e, "source", source),
-                            meters.counter("rwml.env.send.errors", "env", e, "source", source)
-                        });
     }
 
     /** Flushes, then closes the producer (and with it the registry client). */

@@ -5,6 +5,7 @@ import dev.rwml.events.ModelChunk;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.PredictionGroup;
 import dev.rwml.events.RewardedGroup;
+import dev.rwml.events.Rollout;
 import dev.rwml.events.Transition;
 import dev.rwml.events.TransitionDifficulty;
 import java.util.List;
@@ -20,6 +21,7 @@ import java.util.List;
  * @param models model version manifests, key the version as a decimal string, all kept
  * @param modelChunks artifact pieces, key {@code <version>/<index>}, large messages
  * @param deadLetters records the run's stages could not process, key the original key bytes
+ * @param rollouts the episodes the run's model acted, key {@code <env>/<episodeId>}, kept forever
  */
 public record RunTopics(
         RunName run,
@@ -29,11 +31,19 @@ public record RunTopics(
         TopicSpec<String, TransitionDifficulty> difficulty,
         TopicSpec<String, ModelVersion> models,
         TopicSpec<String, ModelChunk> modelChunks,
-        TopicSpec<byte[], DeadLetter> deadLetters) {
+        TopicSpec<byte[], DeadLetter> deadLetters,
+        TopicSpec<String, Rollout> rollouts) {
 
     /** Every topic of the run. */
     public List<TopicSpec<?, ?>> all() {
         return List.of(
-                predictions, rewards, curriculum, difficulty, models, modelChunks, deadLetters);
+                predictions,
+                rewards,
+                curriculum,
+                difficulty,
+                models,
+                modelChunks,
+                deadLetters,
+                rollouts);
     }
 }

@@ -5,6 +5,7 @@ import dev.rwml.events.ModelChunk;
 import dev.rwml.events.ModelVersion;
 import dev.rwml.events.PredictionGroup;
 import dev.rwml.events.RewardedGroup;
+import dev.rwml.events.Rollout;
 import dev.rwml.events.Transition;
 import dev.rwml.events.TransitionDifficulty;
 import java.time.Duration;
@@ -19,7 +20,8 @@ import org.apache.kafka.common.serialization.Serdes;
  * The one place that declares every topic of the system with its settings and serdes: the shared
  * {@code rwml.transitions} (the source of truth, kept forever), and per run {@code
  * rwml.<run>.predictions}, {@code .rewards}, {@code .models}, {@code .model-chunks}, {@code
- * .dead-letters}, and the difficulty filter's {@code .difficulty} and {@code .curriculum}.
+ * .dead-letters}, {@code .rollouts}, and the difficulty filter's {@code .difficulty} and {@code
+ * .curriculum}.
  *
  * <p>Keys are plain UTF-8 strings (the transition id, or a model version number) except on
  * dead-letter topics, whose keys are the original key bytes.
@@ -116,7 +118,21 @@ public final class TopicCatalog {
                                 Integer.toString(MODEL_CHUNK_MAX_MESSAGE_BYTES)),
                         Serdes.String(),
                         ModelChunk.class),
-                deadLetterTopic(prefix + "dead-letters"));
+                deadLetterTopic(prefix + "dead-letters"),
+                new TopicSpec<>(
+                        prefix + "rollouts",
+                        settings.partitions(),
+                        PartitionRule.ANY,
+                        Map.of(
+                                // The agent's own experience, like the transitions: not derivable.
+                                TopicConfig.CLEANUP_POLICY_CONFIG,
+                                TopicConfig.CLEANUP_POLICY_DELETE,
+                                TopicConfig.RETENTION_MS_CONFIG,
+                                KEEP_FOREVER,
+                                TopicConfig.RETENTION_BYTES_CONFIG,
+                                KEEP_FOREVER),
+                        Serdes.String(),
+                        Rollout.class));
     }
 
     /** The shared topics and those of a run: what a run's stages need to exist. */

@@ -30,8 +30,9 @@ class TopicCatalogTest {
                         "rwml.r1.difficulty",
                         "rwml.r1.models",
                         "rwml.r1.model-chunks",
-                        "rwml.r1.dead-letters");
-        assertThat(catalog.forRun("r1")).hasSize(8);
+                        "rwml.r1.dead-letters",
+                        "rwml.r1.rollouts");
+        assertThat(catalog.forRun("r1")).hasSize(9);
     }
 
     @Test

@@ -123,7 +123,11 @@ final class EnvCommand implements Runnable {
                 "The same options (seed, agents, base time) give the same records. Ctrl-C stops"
                         + " taking episodes, sends the current ones whole, flushes and reports.",
                 "With --policy model the run's newest model version acts (swapped in as the"
-                        + " trainer publishes); each transition names the version that chose it."
+                        + " trainer publishes); each transition names the version that chose it,"
+                        + " and each episode is published whole, in one transaction, with its"
+                        + " rollout (prompt and answer token ids, behaviour log-probs, return) on"
+                        + " rwml.<run>.rollouts. Killed, the same command again publishes only the"
+                        + " episodes still missing."
             })
     static final class Run implements Callable<Integer> {
         @Spec private CommandSpec spec;

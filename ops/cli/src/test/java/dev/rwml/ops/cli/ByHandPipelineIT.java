@@ -18,6 +18,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.rwml.env.EpisodeRunner;
 import dev.rwml.events.ArtifactRef;
 import dev.rwml.events.ModelVersion;
+import dev.rwml.events.Rollout;
+import dev.rwml.events.RolloutStep;
 import dev.rwml.events.Transition;
 import dev.rwml.ops.cli.RwmlProcesses.Child;
 import dev.rwml.ops.cli.RwmlProcesses.Exit;
@@ -42,6 +44,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -82,6 +88,7 @@ class ByHandPipelineIT {
     private static final String TRAINER_GROUP = StageName.TRAINER.groupId(RUN);
 
     private static final Duration STAGE_START = Duration.ofMinutes(2);
+    private static final int ACTED_EPISODES = 5;
     private static final Duration PIPELINE = Duration.ofMinutes(4);
     private static final Duration STOP = Duration.ofSeconds(60);
     private static final Duration BROKER_TIMEOUT = Duration.ofSeconds(10);
@@ -105,6 +112,7 @@ class ByHandPipelineIT {
     private Exit upStopped;
     private Exit rewardWithoutKafka;
     private List<Transition> acted;
+    private List<Rollout> rollouts;
     private String actedOut;
 
     /**
@@ -242,31 +250,56 @@ class ByHandPipelineIT {
                 .contains("Kafka");
     }
 
-    /** Waits, polling each second up to {@link #STAGE_START}, until a stage has started. */
     /**
      * {@code env run --policy model}: the run's newest valid version acts (the corrupt one is
-     * refused), and its steps are published as transitions that name the version.
+     * refused), and each episode is published with its rollout in one transaction. The first
+     * process is SIGKILLed once an episode is committed; the same command again publishes the
+     * missing episodes only.
      */
     private void actWithTheRunsModel(final String bootstrap, final String registry)
             throws Exception {
-        final Child act =
-                RWML.runToEnd(
-                        "env-model",
-                        "env run --env alfworld --episodes 2 --seed 4 --policy model --run "
-                                + RUN
-                                + " --max-new-tokens 16");
+        final String command =
+                "env run --env alfworld --episodes "
+                        + ACTED_EPISODES
+                        + " --seed 4 --policy model --run "
+                        + RUN
+                        + " --max-new-tokens 16";
+        final String rolloutsTopic = TopicCatalog.defaults().run(RUN).rollouts().name();
+        final Child killed = RWML.start("env-model-killed", command);
+        await("a first episode committed by the acting process")
+                .atMost(STAGE_START)
+                .pollInterval(Duration.ofMillis(100))
+                .until(
+                        () ->
+                                killed.process().isAlive()
+                                        && exists(bootstrap, rolloutsTopic)
+                                        && committedRecords(bootstrap, rolloutsTopic) > 0);
+        killed.process().destroyForcibly();
+        assertThat(killed.process().waitFor(30, TimeUnit.SECONDS)).as("env run killed").isTrue();
+
+        final Child act = RWML.runToEnd("env-model", command);
         actedOut = Files.readString(act.out());
+        final Map<String, ?> serdes = EventSerdes.registryConfig(registry);
         acted =
                 readCommitted(
                                 bootstrap,
                                 TopicCatalog.TRANSITIONS,
                                 TopicCatalog.defaults()
                                         .transitions()
-                                        .valueSerde(EventSerdes.registryConfig(registry))
+                                        .valueSerde(serdes)
                                         .deserializer())
                         .stream()
                         .filter(t -> t.getPolicy().getName().equals("model"))
                         .toList();
+        rollouts =
+                readCommitted(
+                        bootstrap,
+                        rolloutsTopic,
+                        TopicCatalog.defaults()
+                                .run(RUN)
+                                .rollouts()
+                                .valueSerde(serdes)
+                                .deserializer());
     }
 
     @Test
@@ -279,19 +312,88 @@ class ByHandPipelineIT {
         assertThat(acted.stream().mapToLong(t -> t.getPolicy().getModelVersion()).max())
                 .as("the newest valid version acts once the follower has read it")
                 .hasValue(corrupt - 1);
-        final long unreadable =
-                acted.stream()
-                        .filter(t -> t.getMetadata().containsKey(EpisodeRunner.INVALID_ANSWER))
-                        .peek(t -> assertThat(t.getActionValid()).isFalse())
-                        .count();
-        final long invalid = acted.stream().filter(t -> !t.getActionValid()).count();
-        assertThat(actedOut)
-                .contains("rwml env run: published 2 episodes, " + acted.size() + " transitions")
-                .contains("of 2 episodes succeeded, " + invalid + " of " + acted.size())
-                .contains(
-                        unreadable == 0 ? "steps invalid" : unreadable + " answers held no action");
+        acted.stream()
+                .filter(t -> t.getMetadata().containsKey(EpisodeRunner.INVALID_ANSWER))
+                .forEach(t -> assertThat(t.getActionValid()).isFalse());
     }
 
+    @Test
+    void shouldPublishEachActedEpisodeOnceWithItsRolloutThroughAKill() {
+        assertThat(rollouts)
+                .extracting(Rollout::getEpisode)
+                .as("one rollout per episode, the killed process's and the rerun's")
+                .containsExactlyInAnyOrderElementsOf(
+                        IntStream.range(0, ACTED_EPISODES).boxed().toList());
+        assertThat(acted)
+                .extracting(Transition::getTransitionId)
+                .as("every acted transition once, each in its episode's rollout")
+                .doesNotHaveDuplicates()
+                .containsExactlyInAnyOrderElementsOf(
+                        rollouts.stream()
+                                .flatMap(r -> r.getSteps().stream())
+                                .map(RolloutStep::getTransitionId)
+                                .toList());
+        final Map<String, Transition> byId =
+                acted.stream().collect(Collectors.toMap(Transition::getTransitionId, t -> t));
+        for (final Rollout rollout : rollouts) {
+            assertThat(rollout.getEpisodeId()).endsWith("@" + RUN);
+            assertThat(rollout.getRolloutId()).isEqualTo("alfworld/" + rollout.getEpisodeId());
+            long invalid = 0;
+            long sampled = 0;
+            for (final RolloutStep step : rollout.getSteps()) {
+                final Transition t = byId.get(step.getTransitionId());
+                assertThat(t.getEpisodeId()).isEqualTo(rollout.getEpisodeId());
+                assertThat(step.getModelVersion()).isEqualTo(t.getPolicy().getModelVersion());
+                assertThat(step.getAction()).isEqualTo(t.getAction());
+                assertThat(step.getLogProbs())
+                        .hasSameSizeAs(step.getAnswerTokenIds())
+                        .allSatisfy(p -> assertThat(p).isLessThanOrEqualTo(0f));
+                if (step.getPromptTokenIds().isEmpty()) {
+                    // Nothing was sampled: the acting prompt did not fit the model.
+                    assertThat(step.getAnswerTokenIds()).isEmpty();
+                    assertThat(step.getInvalidAnswer()).startsWith("the acting prompt takes");
+                } else {
+                    assertThat(step.getAnswerTokenIds()).isNotEmpty();
+                    sampled++;
+                }
+                invalid += t.getActionValid() ? 0 : 1;
+            }
+            assertThat(rollout.getInvalidActions()).isEqualTo(invalid);
+            assertThat(sampled).as("steps with a sampled answer").isPositive();
+            assertThat(rollout.getSampling().getGroupSize()).isEqualTo(1);
+        }
+        final Matcher summary =
+                Pattern.compile(
+                                "published (\\d+) episodes, (\\d+) transitions.*; (\\d+) episodes"
+                                        + " were already published by an earlier run")
+                        .matcher(actedOut);
+        assertThat(summary.find()).as("the rerun's closing line in %s", actedOut).isTrue();
+        final int published = Integer.parseInt(summary.group(1));
+        final int before = Integer.parseInt(summary.group(3));
+        assertThat(before).as("episodes the killed process committed").isPositive();
+        assertThat(published + before).isEqualTo(ACTED_EPISODES);
+        // One agent acts the episodes in order: the killed process committed the first ones.
+        assertThat(Long.parseLong(summary.group(2)))
+                .as("the rerun's transitions: those of the episodes it published")
+                .isEqualTo(
+                        rollouts.stream()
+                                .filter(r -> r.getEpisode() >= before)
+                                .mapToLong(r -> r.getSteps().size())
+                                .sum());
+    }
+
+    /** Whether {@code topic} exists (asked without a consumer, which would create it). */
+    private static boolean exists(final String bootstrap, final String topic) throws Exception {
+        try (Admin admin =
+                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            return admin.listTopics()
+                    .names()
+                    .get(BROKER_TIMEOUT.toSeconds(), TimeUnit.SECONDS)
+                    .contains(topic);
+        }
+    }
+
+    /** Waits, polling each second up to {@link #STAGE_START}, until a stage has started. */
     private static void awaitStageStart(final String description, final Callable<Boolean> started) {
         await(description).atMost(STAGE_START).pollInterval(Duration.ofSeconds(1)).until(started);
     }

@@ -1,0 +1,147 @@
+package dev.rwml.env.produce;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.rwml.env.Agent;
+import dev.rwml.env.Environment;
+import dev.rwml.env.EnvironmentSource;
+import dev.rwml.env.EpisodeRunner;
+import dev.rwml.env.alfworld.AlfworldGames;
+import dev.rwml.env.alfworld.Grammar;
+import dev.rwml.env.alfworld.Split;
+import dev.rwml.events.EnvRef;
+import dev.rwml.events.Rollout;
+import dev.rwml.events.RolloutStep;
+import dev.rwml.events.Sampling;
+import dev.rwml.events.Transition;
+import dev.rwml.events.Turn;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Optional;
+import java.util.random.RandomGenerator;
+import org.junit.jupiter.api.Test;
+
+class RolloutPublisherTest {
+
+    private static final EnvironmentSource SOURCE =
+            AlfworldGames.source(Split.VALID_UNSEEN, Grammar.CURRENT);
+    private static final RolloutPublisher.Command COMMAND =
+            new RolloutPublisher.Command(
+                    "r1",
+                    new EnvRef(SOURCE.name(), SOURCE.version(), SOURCE.split()),
+                    7,
+                    new Sampling(1.0f, 1.0f, 24, 1));
+
+    /**
+     * Acts like a model: the expert's action at every step but the second, whose answer holds no
+     * action; step i's prompt is {i}, its answer tokens {10 + i, 11 + i} with log-probs -i, -1.
+     */
+    private static final Agent MODEL =
+            new Agent() {
+                private int step;
+
+                @Override
+                public String name() {
+                    return "model";
+                }
+
+                @Override
+                public Choice act(
+                        final Environment env,
+                        final List<Turn> history,
+                        final RandomGenerator rng) {
+                    final int i = step++;
+                    final Sampled sampled =
+                            new Sampled(
+                                    new int[] {i},
+                                    new int[] {10 + i, 11 + i},
+                                    new float[] {-i, -1f});
+                    return i == 1
+                            ? Choice.invalid("<think>", 3, "no action", Optional.of(sampled))
+                            : Choice.byModel(env.expertAction().orElseThrow(), 3 + i, sampled);
+                }
+            };
+
+    @Test
+    void shouldRecordEachStepsTokensLogProbsAndOutcomeBesideItsTransition() {
+        final String episodeId = EpisodeRunner.episodeId(SOURCE.split(), 7, 2, "r1");
+        final EpisodeRunner.Episode episode =
+                EpisodeRunner.withClock(Clock.fixed(Instant.EPOCH, ZoneOffset.UTC))
+                        .run(SOURCE, MODEL, "agent-0", episodeId, 7, 2);
+        final List<Transition> transitions = episode.transitions();
+
+        final Rollout rollout = RolloutPublisher.rollout(COMMAND, 2, episodeId, episode);
+
+        assertThat(rollout.getRolloutId()).isEqualTo("alfworld/valid_unseen-7-2@r1");
+        assertThat(rollout.getEpisodeId()).isEqualTo(episodeId);
+        assertThat(rollout.getRun()).isEqualTo("r1");
+        assertThat(rollout.getSeed()).isEqualTo(7);
+        assertThat(rollout.getEpisode()).isEqualTo(2);
+        assertThat(rollout.getSampling().getGroupSize()).isEqualTo(1);
+        assertThat(rollout.getTask()).isEqualTo(transitions.get(0).getTask());
+        assertThat(rollout.getSteps()).hasSameSizeAs(transitions);
+        for (int i = 0; i < transitions.size(); i++) {
+            final RolloutStep step = rollout.getSteps().get(i);
+            final Transition t = transitions.get(i);
+            assertThat(step.getTransitionId()).isEqualTo(t.getTransitionId());
+            assertThat(step.getModelVersion()).isEqualTo(i == 1 ? 3 : 3 + i);
+            assertThat(step.getPromptTokenIds()).containsExactly(i);
+            assertThat(step.getAnswerTokenIds()).containsExactly(10 + i, 11 + i);
+            assertThat(step.getLogProbs()).containsExactly((float) -i, -1f);
+            assertThat(step.getAction()).isEqualTo(t.getAction());
+            assertThat(step.getActionValid()).isEqualTo(t.getActionValid());
+        }
+        assertThat(rollout.getSteps().get(1).getInvalidAnswer()).isEqualTo("no action");
+        assertThat(rollout.getSteps().get(0).getInvalidAnswer()).isNull();
+        // The expert finishes the game despite one unreadable answer.
+        assertThat(rollout.getSuccess()).isTrue();
+        assertThat(rollout.getDone()).isTrue();
+        assertThat(rollout.getEpisodeReturn())
+                .isEqualTo(transitions.stream().mapToDouble(Transition::getEnvReward).sum())
+                .isPositive();
+        assertThat(rollout.getInvalidActions())
+                .isEqualTo((int) transitions.stream().filter(t -> !t.getActionValid()).count())
+                .isGreaterThanOrEqualTo(1);
+        assertThat(rollout.getEventTime())
+                .isEqualTo(transitions.get(transitions.size() - 1).getEventTime());
+    }
+
+    @Test
+    void shouldKeepAStepWithoutASampleWhenThePromptDidNotFit() {
+        final Agent tooLong =
+                new Agent() {
+                    @Override
+                    public String name() {
+                        return "model";
+                    }
+
+                    @Override
+                    public Choice act(
+                            final Environment env,
+                            final List<Turn> history,
+                            final RandomGenerator rng) {
+                        return Choice.invalid("", 0, "the prompt does not fit", Optional.empty());
+                    }
+                };
+        final EpisodeRunner.Episode episode =
+                new EpisodeRunner(2, 3, Clock.fixed(Instant.EPOCH, ZoneOffset.UTC))
+                        .run(SOURCE, tooLong, "agent-0", "e", 7, 0);
+
+        final Rollout rollout = RolloutPublisher.rollout(COMMAND, 0, "e", episode);
+
+        assertThat(rollout.getSteps())
+                .hasSize(3)
+                .allSatisfy(
+                        s -> {
+                            assertThat(s.getPromptTokenIds()).isEmpty();
+                            assertThat(s.getAnswerTokenIds()).isEmpty();
+                            assertThat(s.getLogProbs()).isEmpty();
+                            assertThat(s.getActionValid()).isFalse();
+                        });
+        assertThat(rollout.getSuccess()).isFalse();
+        assertThat(rollout.getDone()).as("stopped at the safety limit").isFalse();
+        assertThat(rollout.getInvalidActions()).isEqualTo(3);
+    }
+}
