@@ -83,13 +83,16 @@ public record EpisodeRunner(int historyTurns, int maxSteps, Clock clock) {
             final String agentId,
             final long seed,
             final int n) {
-        return run(source, agent, agentId, episodeId(source.split(), seed, n), seed, n)
+        return run(source, agent, agentId, episodeId(source.split(), seed, n), seed, n, n)
                 .transitions();
     }
 
     /**
-     * Runs episode {@code n} of {@code seed} to its end under {@code episodeId} and returns its
-     * transitions with the agent's choices.
+     * Runs episode {@code n} of {@code seed}, which plays game {@code game} of the seed, to its end
+     * under {@code episodeId} and returns its transitions with the agent's choices. The environment
+     * seed comes from (seed, game), the agent's random stream from (seed, n): episodes of one game
+     * play the same game with their own draws, and with {@code game == n} an episode is the one
+     * {@link #run(EnvironmentSource, Agent, String, long, int)} runs.
      */
     public Episode run(
             final EnvironmentSource source,
@@ -97,10 +100,12 @@ public record EpisodeRunner(int historyTurns, int maxSteps, Clock clock) {
             final String agentId,
             final String episodeId,
             final long seed,
+            final int game,
             final int n) {
-        final SplittableRandom base = new SplittableRandom(seed ^ (0x9E3779B97F4A7C15L * (n + 1L)));
-        final long envSeed = base.nextLong();
-        final SplittableRandom agentRng = base.split();
+        final long envSeed = streamOf(seed, game).nextLong();
+        final SplittableRandom episodeStream = streamOf(seed, n);
+        episodeStream.nextLong();
+        final SplittableRandom agentRng = episodeStream.split();
         final Environment env = source.create(envSeed);
         final EnvRef envRef = new EnvRef(source.name(), source.version(), source.split());
         final Deque<Turn> history = new ArrayDeque<>();
@@ -158,6 +163,10 @@ public record EpisodeRunner(int historyTurns, int maxSteps, Clock clock) {
         }
         LOG.debug("Episode {} of {} ran {} steps", episodeId, source.name(), out.size());
         return new Episode(out, choices);
+    }
+
+    private static SplittableRandom streamOf(final long seed, final int index) {
+        return new SplittableRandom(seed ^ (0x9E3779B97F4A7C15L * (index + 1L)));
     }
 
     /**

@@ -159,7 +159,7 @@ class EpisodeRunnerTest {
                 };
         final String episodeId = EpisodeRunner.episodeId(TRAIN.split(), 5, 0, "r1");
         final EpisodeRunner.Episode run =
-                new EpisodeRunner(1, 4, CLOCK).run(TRAIN, model, "agent-0", episodeId, 5, 0);
+                new EpisodeRunner(1, 4, CLOCK).run(TRAIN, model, "agent-0", episodeId, 5, 0, 0);
         final List<Transition> episode = run.transitions();
         assertThat(episode).hasSize(4);
         assertThat(episodeId).isEqualTo("train-5-0@r1");

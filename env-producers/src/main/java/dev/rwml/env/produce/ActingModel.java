@@ -15,18 +15,25 @@ import java.util.Objects;
  * @param sampling how an action is sampled (group size 1, which the agent checks)
  * @param maxPromptTokens the longest acting prompt
  * @param firstVersion how long to wait for the run's first version before giving up
+ * @param episodesPerGame G, the episodes each game is played: a group whose returns give each
+ *     episode its advantage (1: every episode its own game, advantage 0)
  */
 public record ActingModel(
         String run,
         ModelLoader loader,
         SamplingSettings sampling,
         int maxPromptTokens,
-        Duration firstVersion) {
+        Duration firstVersion,
+        int episodesPerGame) {
 
     public ActingModel {
         Objects.requireNonNull(run, "run");
         Objects.requireNonNull(loader, "loader");
         Objects.requireNonNull(sampling, "sampling");
         Objects.requireNonNull(firstVersion, "firstVersion");
+        if (episodesPerGame < 1) {
+            throw new IllegalArgumentException(
+                    "episodes per game must be at least 1, got " + episodesPerGame);
+        }
     }
 }

@@ -110,6 +110,17 @@ public record ProducerConfig(
             throw new IllegalArgumentException(
                     "progressInterval must be positive, got " + progressInterval);
         }
+        model.ifPresent(
+                m -> {
+                    if (episodes % m.episodesPerGame() != 0) {
+                        throw new IllegalArgumentException(
+                                "episodes ("
+                                        + episodes
+                                        + ") must be a multiple of the episodes per game ("
+                                        + m.episodesPerGame()
+                                        + ")");
+                    }
+                });
         // Fails here, with the valid split names, rather than inside an agent thread.
         env.source(split, grammar);
     }
@@ -119,9 +130,19 @@ public record ProducerConfig(
         return new Builder(env, kafka);
     }
 
-    /** The agent (0-based) that runs episode {@code n}. */
+    /** G, the episodes each game is played: 1 unless the run's model acts in groups. */
+    public int episodesPerGame() {
+        return model.map(ActingModel::episodesPerGame).orElse(1);
+    }
+
+    /** The game episode {@code n} plays: {@code n / G}. */
+    public int gameOf(final int n) {
+        return n / episodesPerGame();
+    }
+
+    /** The agent (0-based) that runs episode {@code n}: the one of its game, {@code game mod N}. */
     public int agentOf(final int n) {
-        return n % agents;
+        return gameOf(n) % agents;
     }
 
     /** Builds a {@link ProducerConfig}; every setter is optional. */

@@ -1,7 +1,6 @@
 package dev.rwml.env.produce;
 
 import dev.rwml.env.Agent;
-import dev.rwml.env.EpisodeRunner;
 import dev.rwml.events.EnvRef;
 import dev.rwml.events.Rollout;
 import dev.rwml.events.RolloutStep;
@@ -11,6 +10,7 @@ import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
 import dev.rwml.schemas.topics.TopicSpec;
+import dev.rwml.worldmodel.train.Advantages;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -148,38 +148,42 @@ public final class RolloutPublisher implements EpisodeSink {
     }
 
     @Override
-    public boolean published(final String episodeId) {
-        return published.contains(rolloutId(command.env(), episodeId));
+    public boolean published(final int game) {
+        return published.contains(groupId(command, game));
     }
 
     /**
-     * Publishes an episode's transitions and its rollout in one transaction, after a permit of
-     * {@code throttle} per transition.
+     * Publishes the episodes of one game, their transitions and rollouts (each with its advantage
+     * in the group), in one transaction, after a permit of {@code throttle} per transition.
      *
      * @throws IllegalStateException when the transaction failed (it is aborted; rerunning the
-     *     command publishes the episode) or another process of the same command took over
+     *     command publishes the game) or another process of the same command took over
      */
     @Override
-    public void publish(
-            final int n,
-            final String episodeId,
-            final EpisodeRunner.Episode episode,
-            final Throttle throttle)
+    public void publish(final List<Played> game, final Throttle throttle)
             throws InterruptedException {
-        final Rollout rollout = rollout(command, n, episodeId, episode);
-        for (int i = 0; i < episode.transitions().size(); i++) {
-            throttle.acquire();
+        final List<Rollout> group = rollouts(command, game);
+        for (final Played played : game) {
+            for (int i = 0; i < played.episode().transitions().size(); i++) {
+                throttle.acquire();
+            }
         }
-        commit(episode, rollout);
+        commit(game, group);
     }
 
-    private synchronized void commit(final EpisodeRunner.Episode episode, final Rollout rollout) {
+    private synchronized void commit(final List<Played> game, final List<Rollout> group) {
+        final String groupId = group.get(0).getGroupId();
         try {
             producer.beginTransaction();
-            for (final Transition t : episode.transitions()) {
-                producer.send(record(transitions, t.getTransitionId(), transitionSerializer, t));
+            for (final Played played : game) {
+                for (final Transition t : played.episode().transitions()) {
+                    producer.send(
+                            record(transitions, t.getTransitionId(), transitionSerializer, t));
+                }
             }
-            producer.send(record(rollouts, rollout.getRolloutId(), rolloutSerializer, rollout));
+            for (final Rollout rollout : group) {
+                producer.send(record(rollouts, groupId, rolloutSerializer, rollout));
+            }
             producer.commitTransaction();
         } catch (ProducerFencedException | InvalidProducerEpochException e) {
             throw new IllegalStateException(
@@ -191,37 +195,65 @@ public final class RolloutPublisher implements EpisodeSink {
         } catch (KafkaException e) {
             abort();
             throw new IllegalStateException(
-                    "episode "
-                            + rollout.getEpisodeId()
-                            + " was not published ("
+                    "the episodes of "
+                            + groupId
+                            + " were not published ("
                             + e.getMessage()
                             + "); run the same command again to publish the missing episodes",
                     e);
         }
-        published.add(rollout.getRolloutId());
-        acknowledged.addAndGet(episode.transitions().size());
-        counters.acknowledged(rollout.getEnv().getName(), episode.transitions().size());
-        counters.episode(rollout.getEnv().getName());
+        published.add(groupId);
+        for (final Played played : game) {
+            final int size = played.episode().transitions().size();
+            acknowledged.addAndGet(size);
+            counters.acknowledged(command.env().getName(), size);
+            counters.episode(command.env().getName());
+        }
     }
 
-    /** The key of an episode's rollout: {@code <env>/<episodeId>}. */
-    static String rolloutId(final EnvRef env, final String episodeId) {
-        return env.getName() + "/" + episodeId;
+    /** The key of a game's rollouts: {@code <env>/<split>-<seed>-game<game>@<run>}. */
+    static String groupId(final Command command, final int game) {
+        return command.env().getName()
+                + "/"
+                + command.env().getSplit()
+                + "-"
+                + command.seed()
+                + "-game"
+                + game
+                + "@"
+                + command.run();
     }
 
-    /** The rollout of episode {@code n} of {@code command}. */
-    static Rollout rollout(
+    /** The rollouts of one game's episodes, each with its advantage among their returns. */
+    static List<Rollout> rollouts(final Command command, final List<Played> game) {
+        final double[] returns =
+                game.stream()
+                        .mapToDouble(
+                                p ->
+                                        p.episode().transitions().stream()
+                                                .mapToDouble(Transition::getEnvReward)
+                                                .sum())
+                        .toArray();
+        final double[] advantages = Advantages.of(returns, true);
+        final List<Rollout> out = new ArrayList<>(game.size());
+        for (int i = 0; i < game.size(); i++) {
+            out.add(rollout(command, game.get(i), game.size(), advantages[i]));
+        }
+        return out;
+    }
+
+    private static Rollout rollout(
             final Command command,
-            final int n,
-            final String episodeId,
-            final EpisodeRunner.Episode episode) {
-        final List<Transition> transitions = episode.transitions();
+            final Played played,
+            final int groupSize,
+            final double advantage) {
+        final List<Transition> transitions = played.episode().transitions();
         final List<RolloutStep> steps = new ArrayList<>(transitions.size());
         double episodeReturn = 0;
         int invalid = 0;
         for (int i = 0; i < transitions.size(); i++) {
             final Transition t = transitions.get(i);
-            final Agent.Choice choice = episode.choices().get(i);
+            final Agent.Choice choice = played.episode().choices().get(i);
             final Optional<Agent.Sampled> sampled = choice.sampled();
             steps.add(
                     RolloutStep.newBuilder()
@@ -241,17 +273,21 @@ public final class RolloutPublisher implements EpisodeSink {
         final Transition last =
                 transitions.isEmpty() ? null : transitions.get(transitions.size() - 1);
         return Rollout.newBuilder()
-                .setRolloutId(rolloutId(command.env(), episodeId))
+                .setRolloutId(command.env().getName() + "/" + played.episodeId())
+                .setGroupId(groupId(command, played.game()))
                 .setRun(command.run())
                 .setEnv(command.env())
-                .setEpisodeId(episodeId)
+                .setEpisodeId(played.episodeId())
                 .setSeed(command.seed())
-                .setEpisode(n)
+                .setEpisode(played.n())
+                .setGame(played.game())
+                .setGroupSize(groupSize)
                 .setAgentId(last == null ? "" : last.getAgentId())
                 .setTask(last == null ? "" : last.getTask())
                 .setSampling(command.sampling())
                 .setSteps(steps)
                 .setEpisodeReturn(episodeReturn)
+                .setAdvantage(advantage)
                 .setSuccess(transitions.stream().anyMatch(t -> t.getEnvReward() > 0))
                 .setInvalidActions(invalid)
                 .setDone(last != null && last.getDone())

@@ -36,11 +36,12 @@ import org.slf4j.LoggerFactory;
  * {@link ProducerConfig}. The agents follow a scripted policy, or act with the newest version of a
  * run's model ({@link ProducerConfig#model()}), which they lease from a slot its follower fills.
  *
- * <p>Episode {@code n} belongs to agent {@code n mod N}; each agent runs its episodes in order with
- * the {@link EpisodeRunner}, then sends the episode's transitions, through the shared rate limit
- * when one is set. {@link #stop()} (e.g. from a SIGINT hook) ends the run gracefully: agents take
- * no new episode, the episodes already computed are sent whole without the rate limit, the producer
- * is flushed and closed, and {@link #run()} returns a result marked {@code stopped}. An agent that
+ * <p>Episode {@code n} plays game {@code n / G} ({@link ProducerConfig#episodesPerGame()}), which
+ * belongs to agent {@code game mod N}; each agent runs its games' episodes in order with the {@link
+ * EpisodeRunner}, then sends the game's episodes together, through the shared rate limit when one
+ * is set. {@link #stop()} (e.g. from a SIGINT hook) ends the run gracefully: agents take no new
+ * episode, the episodes already computed are sent whole without the rate limit, the producer is
+ * flushed and closed, and {@link #run()} returns a result marked {@code stopped}. An agent that
  * fails (e.g. the schema registry is unreachable) stops the others, and {@link #run()} rethrows its
  * error after the flush.
  */
@@ -168,22 +169,40 @@ public final class TransitionProducer {
             final EpisodeSink publisher)
             throws InterruptedException {
         final String agentId = "agent-" + index;
-        for (int n = index; n < config.episodes() && !stopping.get(); n += config.agents()) {
-            final String episodeId = episodeId(source, n);
-            if (publisher.published(episodeId)) {
-                episodesBefore.incrementAndGet();
+        final int perGame = config.episodesPerGame();
+        final int games = config.episodes() / perGame;
+        for (int game = index; game < games && !stopping.get(); game += config.agents()) {
+            if (publisher.published(game)) {
+                episodesBefore.addAndGet(perGame);
                 continue;
             }
-            final EpisodeRunner runner =
-                    new EpisodeRunner(
-                            config.historyTurns(),
-                            EpisodeRunner.DEFAULT_MAX_STEPS,
-                            EpisodeClock.forEpisode(config.baseTime(), n));
-            final EpisodeRunner.Episode episode =
-                    runner.run(source, agent, agentId, episodeId, config.seed(), n);
-            publisher.publish(n, episodeId, episode, this::throttle);
-            outcomes.updateAndGet(o -> o.plus(episode.transitions()));
-            episodesSent.incrementAndGet();
+            final List<EpisodeSink.Played> played = new ArrayList<>(perGame);
+            for (int n = game * perGame; n < (game + 1) * perGame; n++) {
+                final EpisodeRunner runner =
+                        new EpisodeRunner(
+                                config.historyTurns(),
+                                EpisodeRunner.DEFAULT_MAX_STEPS,
+                                EpisodeClock.forEpisode(config.baseTime(), n));
+                final String episodeId = episodeId(source, n);
+                played.add(
+                        new EpisodeSink.Played(
+                                n,
+                                game,
+                                episodeId,
+                                runner.run(
+                                        source,
+                                        agent,
+                                        agentId,
+                                        episodeId,
+                                        config.seed(),
+                                        game,
+                                        n)));
+            }
+            publisher.publish(played, this::throttle);
+            for (final EpisodeSink.Played p : played) {
+                outcomes.updateAndGet(o -> o.plus(p.episode().transitions()));
+            }
+            episodesSent.addAndGet(perGame);
         }
     }
 

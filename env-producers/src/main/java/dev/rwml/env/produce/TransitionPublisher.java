@@ -1,6 +1,5 @@
 package dev.rwml.env.produce;
 
-import dev.rwml.env.EpisodeRunner;
 import dev.rwml.events.Transition;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
@@ -118,24 +117,23 @@ public final class TransitionPublisher implements EpisodeSink {
 
     /** Always false: a scripted run publishes every episode again, the stages keep the first. */
     @Override
-    public boolean published(final String episodeId) {
+    public boolean published(final int game) {
         return false;
     }
 
-    /** Sends the episode's transitions one by one, each after a permit of {@code throttle}. */
+    /** Sends the episodes' transitions one by one, each after a permit of {@code throttle}. */
     @Override
-    public void publish(
-            final int n,
-            final String episodeId,
-            final EpisodeRunner.Episode episode,
-            final Throttle throttle)
+    public void publish(final List<Played> game, final Throttle throttle)
             throws InterruptedException {
-        for (final Transition transition : episode.transitions()) {
-            throttle.acquire();
-            send(transition);
-        }
-        if (!episode.transitions().isEmpty()) {
-            episodeSent(episode.transitions().get(0).getEnv().getName());
+        for (final Played played : game) {
+            final List<Transition> transitions = played.episode().transitions();
+            for (final Transition transition : transitions) {
+                throttle.acquire();
+                send(transition);
+            }
+            if (!transitions.isEmpty()) {
+                episodeSent(transitions.get(0).getEnv().getName());
+            }
         }
     }
 

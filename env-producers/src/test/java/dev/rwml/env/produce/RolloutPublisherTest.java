@@ -1,6 +1,7 @@
 package dev.rwml.env.produce;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import dev.rwml.env.Agent;
 import dev.rwml.env.Environment;
@@ -18,8 +19,10 @@ import dev.rwml.events.Turn;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import java.util.random.RandomGenerator;
 import org.junit.jupiter.api.Test;
 
@@ -69,12 +72,18 @@ class RolloutPublisherTest {
         final String episodeId = EpisodeRunner.episodeId(SOURCE.split(), 7, 2, "r1");
         final EpisodeRunner.Episode episode =
                 EpisodeRunner.withClock(Clock.fixed(Instant.EPOCH, ZoneOffset.UTC))
-                        .run(SOURCE, MODEL, "agent-0", episodeId, 7, 2);
+                        .run(SOURCE, MODEL, "agent-0", episodeId, 7, 2, 2);
         final List<Transition> transitions = episode.transitions();
 
-        final Rollout rollout = RolloutPublisher.rollout(COMMAND, 2, episodeId, episode);
+        final Rollout rollout =
+                RolloutPublisher.rollouts(
+                                COMMAND, List.of(new EpisodeSink.Played(2, 2, episodeId, episode)))
+                        .get(0);
 
         assertThat(rollout.getRolloutId()).isEqualTo("alfworld/valid_unseen-7-2@r1");
+        assertThat(rollout.getGroupId()).isEqualTo("alfworld/valid_unseen-7-game2@r1");
+        assertThat(rollout.getGroupSize()).isEqualTo(1);
+        assertThat(rollout.getAdvantage()).as("a group of one carries no signal").isZero();
         assertThat(rollout.getEpisodeId()).isEqualTo(episodeId);
         assertThat(rollout.getRun()).isEqualTo("r1");
         assertThat(rollout.getSeed()).isEqualTo(7);
@@ -127,9 +136,12 @@ class RolloutPublisherTest {
                 };
         final EpisodeRunner.Episode episode =
                 new EpisodeRunner(2, 3, Clock.fixed(Instant.EPOCH, ZoneOffset.UTC))
-                        .run(SOURCE, tooLong, "agent-0", "e", 7, 0);
+                        .run(SOURCE, tooLong, "agent-0", "e", 7, 0, 0);
 
-        final Rollout rollout = RolloutPublisher.rollout(COMMAND, 0, "e", episode);
+        final Rollout rollout =
+                RolloutPublisher.rollouts(
+                                COMMAND, List.of(new EpisodeSink.Played(0, 0, "e", episode)))
+                        .get(0);
 
         assertThat(rollout.getSteps())
                 .hasSize(3)
@@ -143,5 +155,85 @@ class RolloutPublisherTest {
         assertThat(rollout.getSuccess()).isFalse();
         assertThat(rollout.getDone()).as("stopped at the safety limit").isFalse();
         assertThat(rollout.getInvalidActions()).isEqualTo(3);
+    }
+
+    @Test
+    void shouldGiveEachEpisodeOfAGameItsStandardisedReturnAsAFloat64ReferenceDoes() {
+        // Four episodes of game 3: the expert finishes (return 1), the random agent does not (0).
+        final Agent[] agents = {expert(), random(), expert(), random()};
+        final List<EpisodeSink.Played> game = new ArrayList<>();
+        for (int k = 0; k < agents.length; k++) {
+            final int n = 12 + k;
+            final String id = EpisodeRunner.episodeId(SOURCE.split(), 7, n, "r1");
+            game.add(
+                    new EpisodeSink.Played(
+                            n,
+                            3,
+                            id,
+                            new EpisodeRunner(2, 30, Clock.fixed(Instant.EPOCH, ZoneOffset.UTC))
+                                    .run(SOURCE, agents[k], "agent-0", id, 7, 3, n)));
+        }
+
+        final List<Rollout> group = RolloutPublisher.rollouts(COMMAND, game);
+
+        final double[] returns = group.stream().mapToDouble(Rollout::getEpisodeReturn).toArray();
+        assertThat(returns[0]).isPositive();
+        assertThat(returns[1]).isZero();
+        // The reference: mean and population standard deviation in two plain passes.
+        final double mean = (returns[0] + returns[1] + returns[2] + returns[3]) / 4;
+        double squares = 0;
+        for (final double r : returns) {
+            squares += (r - mean) * (r - mean);
+        }
+        final double std = Math.sqrt(squares / 4);
+        for (int k = 0; k < 4; k++) {
+            final Rollout r = group.get(k);
+            assertThat(r.getAdvantage())
+                    .isCloseTo((returns[k] - mean) / (std + 1e-6), within(1e-12));
+            assertThat(r.getGroupId()).isEqualTo("alfworld/valid_unseen-7-game3@r1");
+            assertThat(r.getGame()).isEqualTo(3);
+            assertThat(r.getGroupSize()).isEqualTo(4);
+            assertThat(r.getEpisode()).isEqualTo(12 + k);
+            assertThat(r.getTask()).as("one game, one task").isEqualTo(group.get(0).getTask());
+        }
+        assertThat(group.stream().mapToDouble(Rollout::getAdvantage).sum())
+                .isCloseTo(0, within(1e-9));
+        assertThat(game.get(0).episode().transitions().get(0).getObservation())
+                .as("the same game")
+                .isEqualTo(game.get(1).episode().transitions().get(0).getObservation());
+    }
+
+    private static Agent expert() {
+        return scripted(
+                (env, rng) -> Agent.Choice.byModel(env.expertAction().orElseThrow(), 1, SAMPLED));
+    }
+
+    private static Agent random() {
+        return scripted(
+                (env, rng) ->
+                        Agent.Choice.byModel(
+                                env.admissibleActions()
+                                        .get(rng.nextInt(env.admissibleActions().size())),
+                                1,
+                                SAMPLED));
+    }
+
+    private static final Agent.Sampled SAMPLED =
+            new Agent.Sampled(new int[] {1}, new int[] {2}, new float[] {-0.1f});
+
+    private static Agent scripted(
+            final BiFunction<Environment, RandomGenerator, Agent.Choice> act) {
+        return new Agent() {
+            @Override
+            public String name() {
+                return "model";
+            }
+
+            @Override
+            public Choice act(
+                    final Environment env, final List<Turn> history, final RandomGenerator rng) {
+                return act.apply(env, rng);
+            }
+        };
     }
 }

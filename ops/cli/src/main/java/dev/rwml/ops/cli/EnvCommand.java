@@ -237,6 +237,16 @@ final class EnvCommand implements Runnable {
         private Path samplerAdapterDir;
 
         @Option(
+                names = "--episodes-per-game",
+                paramLabel = "G",
+                description =
+                        "With --policy model: play each game G times in a row, a group whose"
+                                + " returns give each episode its advantage in its rollout, as"
+                                + " GRPO over episodes needs (default: 1, advantage 0);"
+                                + " --episodes must be a multiple of G.")
+        private Integer episodesPerGame;
+
+        @Option(
                 names = "--wait-for-model",
                 defaultValue = "60",
                 paramLabel = "SECONDS",
@@ -281,7 +291,10 @@ final class EnvCommand implements Runnable {
                                 + " n minutes later, steps 1 s apart (default: ${DEFAULT-VALUE}).")
         private String baseTime;
 
-        /** Refuses model options without the model policy, and the model policy without a run. */
+        /**
+         * Refuses model options without the model policy, the model policy without a run, and
+         * episodes that do not fill whole games.
+         */
         private void checkPolicyOptions() {
             if (policy == Policy.MODEL && run == null) {
                 throw new CommandLine.ParameterException(
@@ -292,6 +305,22 @@ final class EnvCommand implements Runnable {
                 throw new CommandLine.ParameterException(
                         spec.commandLine(),
                         "--sampler-url samples the model's actions: add --policy model --run NAME");
+            }
+            if (policy != Policy.MODEL && episodesPerGame != null) {
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "--episodes-per-game groups the model's episodes: add --policy model --run"
+                                + " NAME");
+            }
+            if (episodesPerGame != null
+                    && (episodesPerGame < 1 || episodes % episodesPerGame != 0)) {
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "--episodes ("
+                                + episodes
+                                + ") must be a multiple of --episodes-per-game ("
+                                + episodesPerGame
+                                + "), which must be at least 1");
             }
             if (policy != Policy.MODEL && run != null) {
                 throw new CommandLine.ParameterException(
@@ -316,7 +345,8 @@ final class EnvCommand implements Runnable {
                     PredictionApp.loader(run, remote),
                     new SamplingSettings(1, temperature, 1.0f, maxNewTokens),
                     promptMaxTokens,
-                    Duration.ofSeconds(waitForModel));
+                    Duration.ofSeconds(waitForModel),
+                    episodesPerGame == null ? 1 : episodesPerGame);
         }
 
         @Override

@@ -11,6 +11,7 @@ import static dev.rwml.ops.cli.RwmlProcesses.running;
 import static dev.rwml.ops.cli.RwmlProcesses.sum;
 import static dev.rwml.ops.cli.RwmlProcesses.values;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -88,7 +89,8 @@ class ByHandPipelineIT {
     private static final String TRAINER_GROUP = StageName.TRAINER.groupId(RUN);
 
     private static final Duration STAGE_START = Duration.ofMinutes(2);
-    private static final int ACTED_EPISODES = 5;
+    private static final int ACTED_EPISODES = 6;
+    private static final int EPISODES_PER_GAME = 2;
     private static final Duration PIPELINE = Duration.ofMinutes(4);
     private static final Duration STOP = Duration.ofSeconds(60);
     private static final Duration BROKER_TIMEOUT = Duration.ofSeconds(10);
@@ -261,6 +263,8 @@ class ByHandPipelineIT {
         final String command =
                 "env run --env alfworld --episodes "
                         + ACTED_EPISODES
+                        + " --episodes-per-game "
+                        + EPISODES_PER_GAME
                         + " --seed 4 --policy model --run "
                         + RUN
                         + " --max-new-tokens 16";
@@ -318,7 +322,7 @@ class ByHandPipelineIT {
     }
 
     @Test
-    void shouldPublishEachActedEpisodeOnceWithItsRolloutThroughAKill() {
+    void shouldPublishEachActedGameOnceWithItsRolloutsThroughAKill() {
         assertThat(rollouts)
                 .extracting(Rollout::getEpisode)
                 .as("one rollout per episode, the killed process's and the rerun's")
@@ -362,6 +366,22 @@ class ByHandPipelineIT {
             assertThat(sampled).as("steps with a sampled answer").isPositive();
             assertThat(rollout.getSampling().getGroupSize()).isEqualTo(1);
         }
+        final Map<String, List<Rollout>> games =
+                rollouts.stream().collect(Collectors.groupingBy(Rollout::getGroupId));
+        assertThat(games).hasSize(ACTED_EPISODES / EPISODES_PER_GAME);
+        games.forEach(
+                (group, played) -> {
+                    assertThat(played).hasSize(EPISODES_PER_GAME);
+                    assertThat(played)
+                            .extracting(Rollout::getGame)
+                            .containsOnly(played.get(0).getGame());
+                    assertThat(played)
+                            .extracting(Rollout::getTask)
+                            .containsOnly(played.get(0).getTask());
+                    assertThat(played.stream().mapToDouble(Rollout::getAdvantage).sum())
+                            .as("advantages of %s", group)
+                            .isCloseTo(0.0, within(1e-9));
+                });
         final Matcher summary =
                 Pattern.compile(
                                 "published (\\d+) episodes, (\\d+) transitions.*; (\\d+) episodes"
@@ -371,6 +391,7 @@ class ByHandPipelineIT {
         final int published = Integer.parseInt(summary.group(1));
         final int before = Integer.parseInt(summary.group(3));
         assertThat(before).as("episodes the killed process committed").isPositive();
+        assertThat(before % EPISODES_PER_GAME).as("whole games").isZero();
         assertThat(published + before).isEqualTo(ACTED_EPISODES);
         // One agent acts the episodes in order: the killed process committed the first ones.
         assertThat(Long.parseLong(summary.group(2)))

@@ -115,6 +115,28 @@ class EnvCommandIT {
         assertThat(runAlone.code()).isEqualTo(2);
         assertThat(runAlone.err())
                 .contains("--run names the run whose model acts: add --policy model");
+        final Result partGame =
+                rwmlOnCluster(
+                        "env",
+                        "run",
+                        "--env",
+                        "alfworld",
+                        "--policy",
+                        "model",
+                        "--run",
+                        "r",
+                        "--episodes",
+                        "5",
+                        "--episodes-per-game",
+                        "2");
+        assertThat(partGame.code()).isEqualTo(2);
+        assertThat(partGame.err())
+                .contains("--episodes (5) must be a multiple of --episodes-per-game (2)");
+        final Result scriptedGroups =
+                rwmlOnCluster("env", "run", "--env", "alfworld", "--episodes-per-game", "2");
+        assertThat(scriptedGroups.code()).isEqualTo(2);
+        assertThat(scriptedGroups.err())
+                .contains("--episodes-per-game groups the model's episodes: add --policy model");
         final Result noVersion =
                 rwmlOnCluster(
                         "env",
