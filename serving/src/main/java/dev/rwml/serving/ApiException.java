@@ -16,14 +16,13 @@ final class ApiException extends RuntimeException {
         this.param = param;
     }
 
-    /** 400: the request is malformed or asks for something the server does not do. */
+    /**
+     * 400: the request is malformed, a value is out of the server's limits, or it asks for
+     * something the server does not do (vLLM answers all of these 400, and OpenAI's clients expect
+     * it).
+     */
     static ApiException badRequest(final String message, final String param) {
         return new ApiException(400, "invalid_request_error", message, param);
-    }
-
-    /** 422: the request is well formed but a value is out of the server's limits. */
-    static ApiException unprocessable(final String message, final String param) {
-        return new ApiException(422, "invalid_request_error", message, param);
     }
 
     int status() {

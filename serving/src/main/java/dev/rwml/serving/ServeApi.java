@@ -105,7 +105,7 @@ final class ServeApi {
         refuseStreaming(request.stream());
         final CompletionPrompt prompt = required(request.prompt(), "prompt");
         if (prompt.size() > limits.maxPrompts()) {
-            throw ApiException.unprocessable(
+            throw ApiException.badRequest(
                     "at most " + limits.maxPrompts() + " prompts per request, got " + prompt.size(),
                     "prompt");
         }
@@ -217,7 +217,7 @@ final class ServeApi {
     Answered<WorldModelResponse> predict(final WorldModelRequest request) {
         final List<String> actions = required(request.actions(), "actions");
         if (actions.isEmpty() || actions.size() > limits.maxPrompts()) {
-            throw ApiException.unprocessable(
+            throw ApiException.badRequest(
                     "give 1 to " + limits.maxPrompts() + " actions, got " + actions.size(),
                     "actions");
         }
@@ -336,12 +336,12 @@ final class ServeApi {
             final Integer n, final Integer maxTokens, final Double temperature, final Double topP) {
         final int count = n == null ? 1 : n;
         if (count < 1 || count > limits.maxN()) {
-            throw ApiException.unprocessable(
+            throw ApiException.badRequest(
                     "n must be between 1 and " + limits.maxN() + ", got " + count, "n");
         }
         final int tokens = maxTokens == null ? DEFAULT_MAX_TOKENS : maxTokens;
         if (tokens < 1 || tokens > limits.maxTokens()) {
-            throw ApiException.unprocessable(
+            throw ApiException.badRequest(
                     "max_tokens must be between 1 and " + limits.maxTokens() + ", got " + tokens,
                     "max_tokens");
         }

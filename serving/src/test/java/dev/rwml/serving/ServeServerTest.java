@@ -147,13 +147,13 @@ class ServeServerTest {
 
         assertError(
                 post("/v1/completions", "{\"prompt\":\"a\",\"n\":" + (limits.maxN() + 1) + "}"),
-                422,
+                400,
                 "n");
         assertError(
                 post(
                         "/v1/completions",
                         "{\"prompt\":\"a\",\"max_tokens\":" + (limits.maxTokens() + 1) + "}"),
-                422,
+                400,
                 "max_tokens");
         assertError(
                 post("/v1/completions", "{\"prompt\":\"a\",\"max_tokens\":256}"),
