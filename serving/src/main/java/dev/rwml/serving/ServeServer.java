@@ -112,13 +112,10 @@ public final class ServeServer implements AutoCloseable {
             final Optional<String> apiKey,
             final MeterRegistry registry,
             final Supplier<String> scrape) {
-        // Small answers written after their headers would otherwise wait out Nagle's algorithm
-        // against the client's delayed ACK (tens of ms each); read once, when the first JDK
-        // server of the process starts.
-        System.setProperty("sun.net.httpserver.nodelay", "true");
+        final HttpAccess access = new HttpAccess(host, apiKey);
         final HttpServer server;
         try {
-            server = HttpServer.create(new InetSocketAddress(host, port), 0);
+            server = access.listen(port);
         } catch (final IOException e) {
             throw new UncheckedIOException(
                     "cannot serve on "
@@ -149,7 +146,7 @@ public final class ServeServer implements AutoCloseable {
                         new ServeApi(run, models, worker, limits),
                         limits,
                         metrics,
-                        new HttpAccess(host, apiKey),
+                        access,
                         scrape);
         server.createContext("/", serve::handle);
         server.setExecutor(handlers);

@@ -1,10 +1,15 @@
 package dev.rwml.runtime.settings;
 
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.time.Duration;
 import java.util.Base64;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -42,6 +47,40 @@ public record HttpAccess(String host, Optional<String> apiKey) {
                             + API_KEY_ENV
                             + "), or leave the address out to listen on this machine only");
         }
+    }
+
+    /**
+     * The longest a client may take to send a whole request (request line, headers and body) to a
+     * JDK HTTP server of this process before its connection is cut, so that clients that send a
+     * byte a second do not hold the server's threads.
+     */
+    public static final Duration REQUEST_DEADLINE = Duration.ofSeconds(30);
+
+    /** The JDK server's settings {@link #listen} sets, unless the JVM was given them. */
+    private static final Map<String, String> SERVER_SETTINGS =
+            Map.of(
+                    // Small answers written after their headers would otherwise wait out Nagle's
+                    // algorithm against the client's delayed ACK (tens of ms each).
+                    "sun.net.httpserver.nodelay",
+                    "true",
+                    // Seconds; a request still being received after it is closed (an answer being
+                    // computed is not cut).
+                    "sun.net.httpserver.maxReqTime",
+                    Long.toString(REQUEST_DEADLINE.toSeconds()));
+
+    /**
+     * A JDK HTTP server bound to {@link #host} and {@code port} (0: any free one), not started. The
+     * JDK reads its settings once, when the process's first server is created: every rwml HTTP
+     * surface is created here, so they all get them.
+     */
+    public HttpServer listen(final int port) throws IOException {
+        SERVER_SETTINGS.forEach(
+                (key, value) -> {
+                    if (System.getProperty(key) == null) {
+                        System.setProperty(key, value);
+                    }
+                });
+        return HttpServer.create(new InetSocketAddress(host, port), 0);
     }
 
     /** This machine only, with no key. */

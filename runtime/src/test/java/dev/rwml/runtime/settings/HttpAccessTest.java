@@ -3,6 +3,7 @@ package dev.rwml.runtime.settings;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.sun.net.httpserver.HttpServer;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -52,5 +53,21 @@ class HttpAccessTest {
         assertThat(new HttpAccess("0.0.0.0", Optional.of("s3cret")).toString())
                 .doesNotContain("s3cret")
                 .contains("API key required");
+    }
+
+    @Test
+    void shouldListenOnItsHostWithABoundOnReceivingARequest() throws Exception {
+        final HttpServer server = HttpAccess.loopback().listen(0);
+        try {
+            assertThat(server.getAddress().getAddress().getHostAddress())
+                    .isEqualTo(HttpAccess.LOOPBACK);
+            assertThat(server.getAddress().getPort()).isPositive();
+            assertThat(System.getProperty("sun.net.httpserver.maxReqTime"))
+                    .as("set unless the JVM was given it")
+                    .isEqualTo(Long.toString(HttpAccess.REQUEST_DEADLINE.toSeconds()));
+            assertThat(System.getProperty("sun.net.httpserver.nodelay")).isEqualTo("true");
+        } finally {
+            server.stop(0);
+        }
     }
 }

@@ -9,10 +9,13 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.rwml.ops.cli.RwmlProcesses.Child;
+import java.io.IOException;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,6 +55,9 @@ class ServeCommandIT {
     @RegisterExtension static final RwmlProcesses RWML = new RwmlProcesses("serve");
 
     private final HttpClient http = HttpClient.newHttpClient();
+    private static final String REQUEST_DEADLINE_PROPERTY = "sun.net.httpserver.maxReqTime";
+    private static final int REQUEST_DEADLINE_SECONDS = 3;
+
     private Child serve;
     private URI base;
 
@@ -64,8 +70,11 @@ class ServeCommandIT {
         RWML.up("--run " + RUN);
         RWML.runToEnd("env", "env run --env alfworld --agents 1 --episodes 3 --seed 1");
         RWML.runToEnd("model-init", "model init --run " + RUN + " --size tiny --steps 5");
+        // A short request deadline, so that cutting slow clients is seen in seconds (the default
+        // is HttpAccess.REQUEST_DEADLINE).
         serve =
-                RWML.start(
+                RWML.startWithJavaOptions(
+                        "-D" + REQUEST_DEADLINE_PROPERTY + "=" + REQUEST_DEADLINE_SECONDS,
                         "serve",
                         "serve --run " + RUN + " --port 0 --api-key " + KEY + " --queue " + QUEUE);
         await("rwml serve prints its address")
@@ -184,6 +193,53 @@ class ServeCommandIT {
         assertThat(error.get("message").asText())
                 .startsWith("token id 999999999 of prompt 0 is outside the model's vocabulary of ");
         assertThat(get("/health").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void shouldCutClientsThatSendAByteASecondAndKeepAnsweringTheOthers() throws Exception {
+        final int slowClients = 2 * QUEUE + 8 + 4; // more than the server's handler threads
+        final List<Socket> slow = new ArrayList<>();
+        try {
+            for (int i = 0; i < slowClients; i++) {
+                final Socket socket = new Socket(base.getHost(), base.getPort());
+                socket.getOutputStream()
+                        .write(
+                                ("POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n"
+                                                + "\r\n{\"prompt\":")
+                                        .getBytes(StandardCharsets.US_ASCII));
+                slow.add(socket);
+            }
+            final long started = System.nanoTime();
+            final List<Socket> open = new ArrayList<>(slow);
+            while (!open.isEmpty()) {
+                assertThat(Duration.ofNanos(System.nanoTime() - started))
+                        .as("%d slow clients still connected", open.size())
+                        .isLessThan(Duration.ofSeconds(REQUEST_DEADLINE_SECONDS + 20));
+                open.removeIf(ServeCommandIT::cut);
+                Thread.sleep(1_000);
+            }
+            assertThat(get("/health").statusCode())
+                    .as("a client after the slow ones were cut")
+                    .isEqualTo(200);
+        } finally {
+            for (final Socket socket : slow) {
+                socket.close();
+            }
+        }
+    }
+
+    /**
+     * Sends one more byte: false while the server still takes them, true once it has cut the
+     * connection (the byte after its close is refused).
+     */
+    private static boolean cut(final Socket socket) {
+        try {
+            socket.getOutputStream().write(' ');
+            socket.getOutputStream().flush();
+            return false;
+        } catch (final IOException e) {
+            return true;
+        }
     }
 
     @Test

@@ -81,7 +81,7 @@ public final class WebServer implements AutoCloseable {
             final Map<String, Handler> routes) {
         final HttpServer server;
         try {
-            server = HttpServer.create(new InetSocketAddress(access.host(), port), 0);
+            server = access.listen(port);
         } catch (IOException e) {
             throw new UncheckedIOException(
                     "cannot serve the "
