@@ -41,38 +41,29 @@ class RolloutPublisherTest {
      * Acts like a model: the expert's action at every step but the second, whose answer holds no
      * action; step i's prompt is {i}, its answer tokens {10 + i, 11 + i} with log-probs -i, -1.
      */
-    private static final Agent MODEL =
-            new Agent() {
-                private int step;
-
-                @Override
-                public String name() {
-                    return "model";
-                }
-
-                @Override
-                public Choice act(
-                        final Environment env,
-                        final List<Turn> history,
-                        final RandomGenerator rng) {
-                    final int i = step++;
-                    final Sampled sampled =
-                            new Sampled(
+    private static Agent model() {
+        final int[] steps = {0};
+        return scripted(
+                (env, rng) -> {
+                    final int i = steps[0]++;
+                    final Agent.Sampled sampled =
+                            new Agent.Sampled(
                                     new int[] {i},
                                     new int[] {10 + i, 11 + i},
                                     new float[] {-i, -1f});
                     return i == 1
-                            ? Choice.invalid("<think>", 3, "no action", Optional.of(sampled))
-                            : Choice.byModel(env.expertAction().orElseThrow(), 3 + i, sampled);
-                }
-            };
+                            ? Agent.Choice.invalid("<think>", 3, "no action", Optional.of(sampled))
+                            : Agent.Choice.byModel(
+                                    env.expertAction().orElseThrow(), 3 + i, sampled);
+                });
+    }
 
     @Test
     void shouldRecordEachStepsTokensLogProbsAndOutcomeBesideItsTransition() {
         final String episodeId = EpisodeRunner.episodeId(SOURCE.split(), 7, 2, "r1");
         final EpisodeRunner.Episode episode =
                 EpisodeRunner.withClock(Clock.fixed(Instant.EPOCH, ZoneOffset.UTC))
-                        .run(SOURCE, MODEL, "agent-0", episodeId, 7, 2, 2);
+                        .run(SOURCE, model(), "agent-0", episodeId, 7, 2, 2);
         final List<Transition> transitions = episode.transitions();
 
         final Rollout rollout =
@@ -120,20 +111,10 @@ class RolloutPublisherTest {
     @Test
     void shouldKeepAStepWithoutASampleWhenThePromptDidNotFit() {
         final Agent tooLong =
-                new Agent() {
-                    @Override
-                    public String name() {
-                        return "model";
-                    }
-
-                    @Override
-                    public Choice act(
-                            final Environment env,
-                            final List<Turn> history,
-                            final RandomGenerator rng) {
-                        return Choice.invalid("", 0, "the prompt does not fit", Optional.empty());
-                    }
-                };
+                scripted(
+                        (env, rng) ->
+                                Agent.Choice.invalid(
+                                        "", 0, "the prompt does not fit", Optional.empty()));
         final EpisodeRunner.Episode episode =
                 new EpisodeRunner(2, 3, Clock.fixed(Instant.EPOCH, ZoneOffset.UTC))
                         .run(SOURCE, tooLong, "agent-0", "e", 7, 0, 0);

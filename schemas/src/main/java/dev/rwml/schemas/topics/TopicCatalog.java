@@ -43,20 +43,7 @@ public final class TopicCatalog {
 
     public TopicCatalog(final CatalogSettings settings) {
         this.settings = settings;
-        this.transitions =
-                new TopicSpec<>(
-                        TRANSITIONS,
-                        settings.partitions(),
-                        PartitionRule.CO_PARTITIONED,
-                        Map.of(
-                                TopicConfig.CLEANUP_POLICY_CONFIG,
-                                TopicConfig.CLEANUP_POLICY_DELETE,
-                                TopicConfig.RETENTION_MS_CONFIG,
-                                KEEP_FOREVER,
-                                TopicConfig.RETENTION_BYTES_CONFIG,
-                                KEEP_FOREVER),
-                        Serdes.String(),
-                        Transition.class);
+        this.transitions = keptForever(TRANSITIONS, PartitionRule.CO_PARTITIONED, Transition.class);
     }
 
     /** The catalog with default settings (4 co-partitioned partitions). */
@@ -119,20 +106,26 @@ public final class TopicCatalog {
                         Serdes.String(),
                         ModelChunk.class),
                 deadLetterTopic(prefix + "dead-letters"),
-                new TopicSpec<>(
-                        prefix + "rollouts",
-                        settings.partitions(),
-                        PartitionRule.ANY,
-                        Map.of(
-                                // The agent's own experience, like the transitions: not derivable.
-                                TopicConfig.CLEANUP_POLICY_CONFIG,
-                                TopicConfig.CLEANUP_POLICY_DELETE,
-                                TopicConfig.RETENTION_MS_CONFIG,
-                                KEEP_FOREVER,
-                                TopicConfig.RETENTION_BYTES_CONFIG,
-                                KEEP_FOREVER),
-                        Serdes.String(),
-                        Rollout.class));
+                // The agent's own experience, like the transitions: not derivable.
+                keptForever(prefix + "rollouts", PartitionRule.ANY, Rollout.class));
+    }
+
+    /** A topic of String keys whose records are never deleted: a source of truth. */
+    private <V extends org.apache.avro.specific.SpecificRecord> TopicSpec<String, V> keptForever(
+            final String name, final PartitionRule rule, final Class<V> type) {
+        return new TopicSpec<>(
+                name,
+                settings.partitions(),
+                rule,
+                Map.of(
+                        TopicConfig.CLEANUP_POLICY_CONFIG,
+                        TopicConfig.CLEANUP_POLICY_DELETE,
+                        TopicConfig.RETENTION_MS_CONFIG,
+                        KEEP_FOREVER,
+                        TopicConfig.RETENTION_BYTES_CONFIG,
+                        KEEP_FOREVER),
+                Serdes.String(),
+                type);
     }
 
     /** The shared topics and those of a run: what a run's stages need to exist. */
