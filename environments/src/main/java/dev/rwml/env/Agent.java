@@ -14,9 +14,9 @@ public interface Agent {
     String name();
 
     /**
-     * The next action. {@code history} holds the episode's earlier turns, oldest first (the action
-     * and the observation it was taken on); {@code rng} is the episode's own generator, so scripted
-     * episodes replay exactly.
+     * The next action. {@code history} holds all the episode's earlier turns, oldest first (the
+     * action and the observation it was taken on), more than the H turns each transition carries;
+     * {@code rng} is the episode's own generator, so scripted episodes replay exactly.
      */
     Choice act(Environment env, List<Turn> history, RandomGenerator rng);
 

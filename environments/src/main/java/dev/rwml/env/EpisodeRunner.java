@@ -109,12 +109,13 @@ public record EpisodeRunner(int historyTurns, int maxSteps, Clock clock) {
         final Environment env = source.create(envSeed);
         final EnvRef envRef = new EnvRef(source.name(), source.version(), source.split());
         final Deque<Turn> history = new ArrayDeque<>();
+        final List<Turn> remembered = new ArrayList<>();
         final List<Transition> out = new ArrayList<>();
         final List<Agent.Choice> choices = new ArrayList<>();
         for (int step = 0; !env.done() && step < maxSteps; step++) {
             final String observation = env.observation();
             final List<String> admissible = List.copyOf(env.admissibleActions());
-            final Agent.Choice choice = agent.act(env, List.copyOf(history), agentRng);
+            final Agent.Choice choice = agent.act(env, List.copyOf(remembered), agentRng);
             choices.add(choice);
             final String action = choice.action();
             final Environment.Step result = env.step(action);
@@ -150,6 +151,7 @@ public record EpisodeRunner(int historyTurns, int maxSteps, Clock clock) {
                             .setMetadata(metadata)
                             .build());
             history.addLast(new Turn(action, observation));
+            remembered.add(new Turn(action, observation));
             if (history.size() > historyTurns) {
                 history.removeFirst();
             }

@@ -172,10 +172,18 @@ class EpisodeRunnerTest {
                         t -> {
                             assertThat(t.getPolicy().getName()).isEqualTo("model");
                             assertThat(t.getPolicy().getModelVersion()).isEqualTo(7L);
-                            assertThat(t.getHistory()).isEqualTo(seen.get(t.getStep()));
+                            // The agent remembers every earlier turn; the transition keeps H = 1.
+                            final List<Turn> remembered = seen.get(t.getStep());
+                            assertThat(remembered).hasSize(t.getStep());
+                            assertThat(t.getHistory())
+                                    .isEqualTo(
+                                            remembered.subList(
+                                                    Math.max(0, remembered.size() - 1),
+                                                    remembered.size()));
                         });
         assertThat(seen.get(0)).isEmpty();
-        assertThat(seen.get(2)).hasSize(1);
+        assertThat(seen.get(3)).hasSize(3);
+        assertThat(seen.get(3).get(0).getAction()).isEqualTo(episode.get(0).getAction());
         final Transition unreadable = episode.get(1);
         assertThat(unreadable.getActionValid()).isFalse();
         assertThat(unreadable.getAction()).isEqualTo("<think>hmm");

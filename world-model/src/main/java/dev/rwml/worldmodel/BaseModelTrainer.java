@@ -16,7 +16,10 @@ import dev.rwml.worldmodel.train.TrainConfig;
 import dev.rwml.worldmodel.train.Trainer;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import org.slf4j.Logger;
@@ -121,18 +124,20 @@ public final class BaseModelTrainer {
 
     /**
      * The behaviour-cloning example of a transition: its acting prompt (what the agent saw, with
-     * the admissible actions) and {@link SftTarget#actionIds}' ids of the action it took; empty
-     * when they cannot fit {@code maxContext} tokens together.
+     * the episode's {@code earlier} turns and the admissible actions) and {@link
+     * SftTarget#actionIds}' ids of the action it took; empty when they cannot fit {@code
+     * maxContext} tokens together.
      */
     public static Optional<SequenceBatch.Pair> actingPair(
             final PromptFormat format,
             final WorldModelTokenizer tokenizer,
             final Transition transition,
+            final List<PromptView.HistoryTurn> earlier,
             final int maxContext) {
         return fit(
                 format,
                 tokenizer,
-                ActingView.of(transition),
+                ActingView.of(transition, earlier),
                 SftTarget.actionIds(tokenizer, transition.getAction()),
                 maxContext);
     }
@@ -151,6 +156,33 @@ public final class BaseModelTrainer {
         return Optional.of(new SequenceBatch.Pair(prompt.tokenIds(), target));
     }
 
+    /**
+     * Each transition's earlier turns of its episode, as an acting agent remembers them: rebuilt
+     * from the slice's other steps of the same episode, or, where the slice lacks one of them, the
+     * turns the transition carries.
+     */
+    static Map<String, List<PromptView.HistoryTurn>> episodeMemory(final List<Transition> slice) {
+        final Map<String, List<Transition>> episodes = new HashMap<>();
+        for (final Transition t : slice) {
+            episodes.computeIfAbsent(
+                            t.getEnv().getName() + "/" + t.getEpisodeId(), e -> new ArrayList<>())
+                    .add(t);
+        }
+        final Map<String, List<PromptView.HistoryTurn>> memory = new HashMap<>();
+        for (final List<Transition> steps : episodes.values()) {
+            steps.sort(Comparator.comparingInt(Transition::getStep));
+            final List<PromptView.HistoryTurn> turns = new ArrayList<>();
+            for (int i = 0; i < steps.size(); i++) {
+                final Transition t = steps.get(i);
+                memory.put(
+                        t.getTransitionId(),
+                        t.getStep() == i ? List.copyOf(turns) : PromptView.of(t).history());
+                turns.add(new PromptView.HistoryTurn(t.getAction(), t.getObservation()));
+            }
+        }
+        return memory;
+    }
+
     /** Trains the tokenizer and the base model. */
     public Result train(
             final List<Transition> slice, final Settings settings, final Progress progress) {
@@ -158,12 +190,14 @@ public final class BaseModelTrainer {
             throw new IllegalArgumentException("a base model needs at least one transition");
         }
         final PromptFormat format = new PromptFormat(settings.historyTurns());
+        final Map<String, List<PromptView.HistoryTurn>> remembered =
+                settings.acting() ? episodeMemory(slice) : Map.of();
         final List<String> corpus = new ArrayList<>(slice.size() * 2);
         for (final Transition t : slice) {
             corpus.add(format.text(PromptView.of(t)));
             corpus.add(SftTarget.text(t.getNextObservation()));
             if (settings.acting()) {
-                corpus.add(format.text(ActingView.of(t)));
+                corpus.add(format.text(ActingView.of(t, remembered.get(t.getTransitionId()))));
                 corpus.add(SftTarget.actionText(t.getAction()));
             }
         }
@@ -187,7 +221,12 @@ public final class BaseModelTrainer {
                 }
                 if (settings.acting()) {
                     final Optional<SequenceBatch.Pair> acting =
-                            actingPair(format, model.tokenizer(), t, maxContext);
+                            actingPair(
+                                    format,
+                                    model.tokenizer(),
+                                    t,
+                                    remembered.get(t.getTransitionId()),
+                                    maxContext);
                     if (acting.isPresent()) {
                         examples.add(acting.get());
                     } else {

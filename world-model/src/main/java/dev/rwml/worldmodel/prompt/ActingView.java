@@ -35,11 +35,19 @@ public record ActingView(
      * list is a sample of candidates, not what its agent is given).
      */
     public static ActingView of(final Transition t) {
+        return of(t, PromptView.of(t).history());
+    }
+
+    /**
+     * As {@link #of(Transition)}, with the episode's earlier turns as the agent remembered them
+     * ({@code earlier}, oldest first: more than the H the transition carries).
+     */
+    public static ActingView of(final Transition t, final List<PromptView.HistoryTurn> earlier) {
         final PromptView seen = PromptView.of(t);
         return new ActingView(
                 seen.env(),
                 seen.task(),
-                seen.history(),
+                earlier,
                 seen.observation(),
                 t.getAdmissibleActions() == null || PromptFormat.isDialogue(seen.env())
                         ? List.of()

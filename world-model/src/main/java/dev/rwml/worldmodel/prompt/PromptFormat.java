@@ -7,7 +7,8 @@ import java.util.function.Function;
 
 /**
  * The prompts of the agent's LLM in its two roles, compacted for small models: an instruction per
- * environment kind (ALFWorld household or tau2 retail/airline), the task and the last H turns, then
+ * environment kind (ALFWorld household or tau2 retail/airline), the task and the last turns (H for
+ * predicting, {@link #ACTING_HISTORY_TURNS} for acting), then
  *
  * <ul>
  *   <li><b>predicting</b> (the RWML paper's world-model prompt, from a {@link PromptView}): the
@@ -25,6 +26,14 @@ public final class PromptFormat {
 
     /** History turns kept by default (H in the paper's agent framework). */
     public static final int DEFAULT_HISTORY_TURNS = 2;
+
+    /**
+     * History turns an acting prompt keeps, oldest dropped first when the prompt budget is short:
+     * the agent's memory of its episode (where it has looked, what failed), which the world model's
+     * H = 2 does not need. With two turns a deterministic agent whose last actions did nothing sees
+     * the same prompt again and repeats itself forever.
+     */
+    public static final int ACTING_HISTORY_TURNS = 8;
 
     /**
      * What a chat model is told about the predicting answer's shape (the small model learned it
@@ -76,9 +85,20 @@ public final class PromptFormat {
         return new PromptFormat(DEFAULT_HISTORY_TURNS);
     }
 
-    /** Plain prompt text for a situation (its history cut to the last H turns). */
+    /**
+     * Plain prompt text for a situation (its history cut to the last H turns, or {@link
+     * #ACTING_HISTORY_TURNS} for the acting role).
+     */
     public String text(final Situation situation) {
-        return render(situation.withLastTurns(historyTurns), PLAIN, false);
+        return render(lastTurns(situation), PLAIN, false);
+    }
+
+    /** The situation with the history turns its role keeps. */
+    private Situation lastTurns(final Situation situation) {
+        return situation.withLastTurns(
+                situation instanceof ActingView
+                        ? Math.max(historyTurns, ACTING_HISTORY_TURNS)
+                        : historyTurns);
     }
 
     /**
@@ -103,7 +123,7 @@ public final class PromptFormat {
             final int maxTokens,
             final Renderer renderer,
             final boolean describeAnswer) {
-        Situation v = situation.withLastTurns(historyTurns);
+        Situation v = lastTurns(situation);
         final int kept = v.history().size();
         while (true) {
             final String text = render(v, renderer, describeAnswer);

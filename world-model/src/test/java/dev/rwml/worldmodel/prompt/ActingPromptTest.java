@@ -122,4 +122,26 @@ class ActingPromptTest {
     private static int[] chars(final String text) {
         return text.chars().toArray();
     }
+
+    @Test
+    void shouldRememberMoreTurnsWhenActingThanWhenPredicting() {
+        final List<PromptView.HistoryTurn> turns =
+                java.util.stream.IntStream.range(0, 12)
+                        .mapToObj(i -> new PromptView.HistoryTurn("go to drawer " + i, "obs " + i))
+                        .toList();
+        final String acting =
+                PromptFormat.standard()
+                        .text(new ActingView("alfworld", "task", turns, "now", List.of("look")));
+        assertThat(acting)
+                .as("the last %d turns", PromptFormat.ACTING_HISTORY_TURNS)
+                .contains("go to drawer 4", "go to drawer 11")
+                .doesNotContain("go to drawer 3\n");
+        final String predicting =
+                PromptFormat.standard()
+                        .text(new PromptView("alfworld", "task", turns, "now", "look", false));
+        assertThat(predicting)
+                .as("the world model's H = 2")
+                .contains("go to drawer 10", "go to drawer 11")
+                .doesNotContain("go to drawer 9\n");
+    }
 }
