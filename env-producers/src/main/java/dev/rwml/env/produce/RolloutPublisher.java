@@ -120,14 +120,10 @@ public final class RolloutPublisher implements EpisodeSink {
             new TopicAdmin(admin, catalog)
                     .ensure(List.of(catalog.transitions(), topics.rollouts()));
         }
-        final Map<String, Object> extra = new HashMap<>();
-        extra.put(ProducerConfig.LINGER_MS_CONFIG, 10);
-        extra.putAll(settings.producerOverrides());
-        extra.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, command.transactionalId());
-        final KafkaProducer<byte[], byte[]> producer =
-                new KafkaProducer<>(
-                        settings.connection()
-                                .idempotentProducerConfig("rwml-env-" + command.run(), extra));
+        final Map<String, Object> config =
+                new HashMap<>(TransitionPublisher.producerConfig(settings, command.run()));
+        config.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, command.transactionalId());
+        final KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config);
         try {
             // Aborts what a killed run of this command left open, before the read-back, whose
             // read_committed end would otherwise wait for that transaction to time out.
