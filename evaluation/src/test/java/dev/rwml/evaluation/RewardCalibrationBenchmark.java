@@ -7,6 +7,8 @@ import dev.rwml.env.agent.EpsilonExpertAgent;
 import dev.rwml.env.alfworld.Grammar;
 import dev.rwml.events.Transition;
 import dev.rwml.scoring.embed.MiniLmEmbedder;
+import dev.rwml.scoring.score.ItemSetF1;
+import dev.rwml.scoring.score.RewardMethod;
 import dev.rwml.scoring.score.RewardSpec;
 import dev.rwml.scoring.score.SimilarityScorer;
 import java.time.Clock;
@@ -66,7 +68,7 @@ class RewardCalibrationBenchmark {
         final List<String> listed = new ArrayList<>();
         final List<String> unlisted = new ArrayList<>();
         for (final Transition t : transitions) {
-            final List<String> items = items(t.getNextObservation());
+            final List<String> items = ItemSetF1.items(t.getNextObservation());
             catalogue.addAll(items);
             if (items.size() >= 2) {
                 listed.add(t.getNextObservation());
@@ -82,7 +84,7 @@ class RewardCalibrationBenchmark {
             candidates.put(k, new ArrayList<>());
         }
         for (final String state : new LinkedHashSet<>(listed)) {
-            final List<String> items = items(state);
+            final List<String> items = ItemSetF1.items(state);
             final List<String> shuffled = new ArrayList<>(items);
             while (shuffled.equals(items)) {
                 Collections.shuffle(shuffled, random);
@@ -106,7 +108,13 @@ class RewardCalibrationBenchmark {
                 "cosine (MiniLM, the paper's)",
                 (o, p) -> scorer.similarities(RewardSpec.cosine(0.8), o, List.of(p))[0]);
         methods.put("exact match", (o, p) -> o.strip().equals(p.strip()) ? 1.0 : 0.0);
-        methods.put("item-set F1", RewardCalibrationBenchmark::itemSetF1);
+        methods.put(
+                "item-set F1",
+                (o, p) ->
+                        scorer.similarities(
+                                        new RewardSpec(RewardMethod.ITEM_SET_F1, 0.5),
+                                        o,
+                                        List.of(p))[0]);
 
         System.out.printf(
                 Locale.ROOT,
@@ -163,19 +171,6 @@ class RewardCalibrationBenchmark {
         }
     }
 
-    /** The listed items of an ALFWorld observation ("you see a X 1, a Y 2, and a Z 3."). */
-    static List<String> items(final String observation) {
-        final Matcher m = LIST.matcher(observation.strip());
-        if (!m.matches() || m.group(2).equals("nothing")) {
-            return List.of();
-        }
-        final List<String> out = new ArrayList<>();
-        for (final String part : m.group(2).replace(", and ", ", ").split(", ")) {
-            out.add(part.startsWith("a ") ? part.substring(2) : part);
-        }
-        return out;
-    }
-
     /** The observation with its list replaced by {@code items}, written as the environment does. */
     private static String render(final String observation, final List<String> items) {
         final Matcher m = LIST.matcher(observation.strip());
@@ -190,25 +185,6 @@ class RewardCalibrationBenchmark {
             list.append("a ").append(items.get(i));
         }
         return m.group(1) + list + ".";
-    }
-
-    /**
-     * F1 of the two lists as sets when the texts around them match, else exact match: the reward of
-     * a structured next state.
-     */
-    static double itemSetF1(final String observed, final String predicted) {
-        final Matcher o = LIST.matcher(observed.strip());
-        final Matcher p = LIST.matcher(predicted.strip());
-        if (!o.matches() || !p.matches() || !o.group(1).equals(p.group(1))) {
-            return observed.strip().equals(predicted.strip()) ? 1.0 : 0.0;
-        }
-        final Set<String> want = new LinkedHashSet<>(items(observed));
-        final Set<String> got = new LinkedHashSet<>(items(predicted));
-        if (want.isEmpty() && got.isEmpty()) {
-            return 1.0;
-        }
-        final long common = got.stream().filter(want::contains).count();
-        return common == 0 ? 0.0 : 2.0 * common / (want.size() + got.size());
     }
 
     private static String absent(

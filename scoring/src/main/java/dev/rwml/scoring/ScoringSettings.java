@@ -31,8 +31,10 @@ public final class ScoringSettings {
                                 RewardSpecTable.paperDefaults().withOverrides((String) value),
                         Importance.HIGH,
                         "Per next-state kind (optionally per env: alfworld/TEXT=exact): cosine,"
-                                + " rouge (ROUGE-L on JSON masked to its types, rounded to 0.2) or"
-                                + " exact, with the threshold a sample must exceed.")
+                                + " rouge (ROUGE-L on JSON masked to its types, rounded to 0.2),"
+                                + " exact, or items (the F1 of a listed-items state's items as"
+                                + " sets, default threshold 0.93), with the threshold a sample"
+                                + " must exceed.")
                 .define(
                         "embedding.provider",
                         Type.STRING,

@@ -11,7 +11,9 @@ public enum RewardMethod {
     /** ROUGE-L F1 over tokens after masking JSON values to their types, rounded to 0.2. */
     ROUGE_L("rouge-l", "rouge"),
     /** 1 when the texts are equal after trimming and collapsing whitespace, else 0. */
-    EXACT_MATCH("exact-match", "exact");
+    EXACT_MATCH("exact-match", "exact"),
+    /** {@link ItemSetF1}: the F1 of listed items as sets, exact match for texts without a list. */
+    ITEM_SET_F1("item-set-f1", "items");
 
     private final String wireName;
     private final String alias;

@@ -23,6 +23,12 @@ public record RewardSpec(RewardMethod method, double threshold) {
     /** Exact match yields 0 or 1; any threshold in [0, 1) means "equal". */
     public static final double EXACT_THRESHOLD = 0.5;
 
+    /**
+     * {@link RewardMethod#ITEM_SET_F1}'s default: where at most 5% of one-item swaps pass and every
+     * paraphrase does in {@code RewardCalibrationBenchmark} (ALFWorld valid_unseen, 2026-12-07).
+     */
+    public static final double ITEM_SET_THRESHOLD = 0.93;
+
     /** Validates the method and the threshold range. */
     public RewardSpec {
         Objects.requireNonNull(method, "method");
@@ -82,6 +88,7 @@ public record RewardSpec(RewardMethod method, double threshold) {
             case EMBEDDING_COSINE -> TEXT_COSINE_THRESHOLD;
             case ROUGE_L -> TOOL_ROUGE_THRESHOLD;
             case EXACT_MATCH -> EXACT_THRESHOLD;
+            case ITEM_SET_F1 -> ITEM_SET_THRESHOLD;
         };
     }
 

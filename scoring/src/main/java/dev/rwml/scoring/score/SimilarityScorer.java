@@ -39,6 +39,7 @@ public final class SimilarityScorer {
             case EMBEDDING_COSINE -> cosines(observed, predictions);
             case ROUGE_L -> rouge(observed, predictions);
             case EXACT_MATCH -> exact(observed, predictions);
+            case ITEM_SET_F1 -> itemSets(observed, predictions);
         };
     }
 
@@ -103,6 +104,15 @@ public final class SimilarityScorer {
                             ? 0
                             : RougeL.roundToFifth(
                                     RougeL.f1(StructureMasker.tokens(predicted), reference));
+        }
+        return scores;
+    }
+
+    private static double[] itemSets(final String observed, final List<String> predictions) {
+        final double[] scores = new double[predictions.size()];
+        for (int i = 0; i < predictions.size(); i++) {
+            final String predicted = predictions.get(i);
+            scores[i] = predicted == null ? 0 : ItemSetF1.score(observed, predicted);
         }
         return scores;
     }
