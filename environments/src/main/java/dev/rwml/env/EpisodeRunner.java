@@ -6,9 +6,7 @@ import dev.rwml.events.Transition;
 import dev.rwml.events.Turn;
 import java.time.Clock;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -108,7 +106,6 @@ public record EpisodeRunner(int historyTurns, int maxSteps, Clock clock) {
         final SplittableRandom agentRng = episodeStream.split();
         final Environment env = source.create(envSeed);
         final EnvRef envRef = new EnvRef(source.name(), source.version(), source.split());
-        final Deque<Turn> history = new ArrayDeque<>();
         final List<Turn> remembered = new ArrayList<>();
         final List<Transition> out = new ArrayList<>();
         final List<Agent.Choice> choices = new ArrayList<>();
@@ -138,7 +135,11 @@ public record EpisodeRunner(int historyTurns, int maxSteps, Clock clock) {
                                                     ? choice.modelVersion().getAsLong()
                                                     : null))
                             .setTask(env.task())
-                            .setHistory(List.copyOf(history))
+                            .setHistory(
+                                    List.copyOf(
+                                            remembered.subList(
+                                                    Math.max(0, remembered.size() - historyTurns),
+                                                    remembered.size())))
                             .setObservation(observation)
                             .setAction(action)
                             .setNextObservation(result.observation())
@@ -150,11 +151,7 @@ public record EpisodeRunner(int historyTurns, int maxSteps, Clock clock) {
                             .setEventTime(clock.instant().truncatedTo(ChronoUnit.MILLIS))
                             .setMetadata(metadata)
                             .build());
-            history.addLast(new Turn(action, observation));
             remembered.add(new Turn(action, observation));
-            if (history.size() > historyTurns) {
-                history.removeFirst();
-            }
         }
         if (!env.done()) {
             LOG.warn(

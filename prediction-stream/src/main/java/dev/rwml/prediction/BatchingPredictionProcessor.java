@@ -9,6 +9,7 @@ import dev.rwml.events.Transition;
 import dev.rwml.runtime.errors.DeadLetterWriter;
 import dev.rwml.runtime.errors.ErrorPolicy;
 import dev.rwml.runtime.streams.UniqueTransitions;
+import dev.rwml.schemas.serde.AvroArrays;
 import dev.rwml.schemas.serde.EventDecodingException;
 import dev.rwml.worldmodel.generate.Sample;
 import dev.rwml.worldmodel.prompt.Prompt;
@@ -447,15 +448,15 @@ final class BatchingPredictionProcessor
                     PredictionSample.newBuilder()
                             .setText(sample.text())
                             .setPredictedNextState(sample.prediction().orElse(null))
-                            .setTokenIds(ints(sample.tokenIds()))
-                            .setLogprobs(floats(sample.logProbs()))
+                            .setTokenIds(AvroArrays.ints(sample.tokenIds()))
+                            .setLogprobs(AvroArrays.floats(sample.logProbs()))
                             .build());
         }
         return PredictionGroup.newBuilder()
                 .setTransitionId(item.transition.getTransitionId())
                 .setRun(config.run())
                 .setModelVersion(version)
-                .setPromptTokenIds(ints(item.promptTokenIds))
+                .setPromptTokenIds(AvroArrays.ints(item.promptTokenIds))
                 .setSamples(samples)
                 .setSampling(
                         Sampling.newBuilder()
@@ -540,22 +541,6 @@ final class BatchingPredictionProcessor
             prompts.add(item.promptTokenIds);
         }
         return prompts;
-    }
-
-    private static List<Integer> ints(final int[] values) {
-        final List<Integer> list = new ArrayList<>(values.length);
-        for (final int value : values) {
-            list.add(value);
-        }
-        return list;
-    }
-
-    private static List<Float> floats(final float[] values) {
-        final List<Float> list = new ArrayList<>(values.length);
-        for (final float value : values) {
-            list.add(value);
-        }
-        return list;
     }
 
     /** A buffered transition ready for generation. */

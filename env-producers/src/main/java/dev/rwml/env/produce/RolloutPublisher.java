@@ -6,6 +6,7 @@ import dev.rwml.events.Rollout;
 import dev.rwml.events.RolloutStep;
 import dev.rwml.events.Sampling;
 import dev.rwml.events.Transition;
+import dev.rwml.schemas.serde.AvroArrays;
 import dev.rwml.schemas.topics.RunTopics;
 import dev.rwml.schemas.topics.TopicAdmin;
 import dev.rwml.schemas.topics.TopicCatalog;
@@ -16,7 +17,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,15 +41,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Publishes the episodes a run's model acted: each episode's transitions to {@code
- * rwml.transitions} and its {@link Rollout} to {@code rwml.<run>.rollouts}, in one Kafka
- * transaction, so a {@code read_committed} reader (every stage) sees an episode whole or not at
- * all, however the acting process ends.
+ * Publishes the episodes a run's model acted, a game (its G episodes) at a time: the episodes'
+ * transitions to {@code rwml.transitions} and their {@link Rollout}s to {@code
+ * rwml.<run>.rollouts}, in one Kafka transaction, so a {@code read_committed} reader (every stage)
+ * sees a game whole or not at all, however the acting process ends.
  *
  * <p>One transactional id per command: run, environment, split and seed. Opening initialises the
  * transactions, which aborts what a killed predecessor of the same command left open (and fences it
- * if it still runs), then reads back the rollouts already committed: a rerun of the command skips
- * those episodes and acts the others, so each episode is published exactly once. Thread-safe: the
+ * if it still runs), then reads back the games already committed: a rerun of the command skips
+ * those games and plays the others, so each episode is published exactly once. Thread-safe: the
  * agents of a command publish one episode at a time.
  */
 public final class RolloutPublisher implements EpisodeSink {
@@ -292,18 +292,11 @@ public final class RolloutPublisher implements EpisodeSink {
     }
 
     private static List<Integer> ints(final Optional<int[]> values) {
-        return values.map(v -> Arrays.stream(v).boxed().toList()).orElse(List.of());
+        return values.map(AvroArrays::ints).orElse(List.of());
     }
 
     private static List<Float> floats(final Optional<float[]> values) {
-        if (values.isEmpty()) {
-            return List.of();
-        }
-        final List<Float> out = new ArrayList<>(values.get().length);
-        for (final float v : values.get()) {
-            out.add(v);
-        }
-        return out;
+        return values.map(AvroArrays::floats).orElse(List.of());
     }
 
     @Override
